@@ -1,0 +1,67 @@
+// Small tabular data sets: the built-in Iris, scikit-learn's train_test_split (the exact rows
+// it picks) and its MinMaxScaler and StandardScaler (its arithmetic).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "torchlet/tensor.h"
+
+namespace torchlet::data {
+
+struct Dataset {
+  Tensor X;  // [rows, features] float32
+  Tensor y;  // [rows] int64 class indices
+  std::vector<std::string> feature_names;
+  std::vector<std::string> class_names;
+};
+
+// The 150-row Iris data set, the values scikit-learn's load_iris() ships, on the CPU.
+Dataset load_iris();
+
+struct Split {
+  Tensor X_train, X_test, y_train, y_test;
+};
+
+// Splits rows exactly as scikit-learn's train_test_split(X, y, test_size=test_size,
+// random_state=random_state) does: a NumPy RandomState(random_state) permutation, the first
+// ceil(test_size * n) rows for testing, the next floor((1 - test_size) * n) for training.
+// test_size must lie in (0, 1) and leave both parts non-empty; random_state < 2^32.
+Split train_test_split(const Tensor& X, const Tensor& y, double test_size = 0.25,
+                       uint64_t random_state = 0);
+// The row indices that split picks: {train, test}.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> train_test_indices(
+    int64_t n, double test_size, uint64_t random_state);
+
+// Scales each column to [0, 1] with the training data's min and max, as scikit-learn's
+// MinMaxScaler does (a constant column gets scale 1). Works on CPU tensors [rows, features].
+class MinMaxScaler {
+ public:
+  MinMaxScaler& fit(const Tensor& X);
+  Tensor transform(const Tensor& X) const;
+  Tensor fit_transform(const Tensor& X) { return fit(X).transform(X); }
+  const std::vector<double>& data_min() const noexcept { return data_min_; }
+  const std::vector<double>& data_max() const noexcept { return data_max_; }
+  const std::vector<double>& scale() const noexcept { return scale_; }
+  const std::vector<double>& min() const noexcept { return min_; }
+
+ private:
+  std::vector<double> data_min_, data_max_, scale_, min_;
+};
+
+// Scales each column to mean 0 and standard deviation 1 (population std, as scikit-learn's
+// StandardScaler; a constant column gets scale 1).
+class StandardScaler {
+ public:
+  StandardScaler& fit(const Tensor& X);
+  Tensor transform(const Tensor& X) const;
+  Tensor fit_transform(const Tensor& X) { return fit(X).transform(X); }
+  const std::vector<double>& mean() const noexcept { return mean_; }
+  const std::vector<double>& scale() const noexcept { return scale_; }
+
+ private:
+  std::vector<double> mean_, scale_;
+};
+
+}  // namespace torchlet::data

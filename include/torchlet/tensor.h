@@ -1,0 +1,186 @@
+// Tensor: a cheap, shared handle to an n-dimensional array on a device, with autograd.
+// Copying a Tensor copies the handle, not the data (as in PyTorch); clone() copies data.
+// Only item(), to_vector() and to(kCPU) wait for a device; every other call may return
+// before the device has finished the work.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "torchlet/device.h"
+#include "torchlet/dtype.h"
+#include "torchlet/shape.h"
+
+namespace torchlet {
+
+class TensorImpl;  // src/core/tensor_impl.h
+
+class Tensor {
+ public:
+  Tensor() = default;  // an undefined tensor: defined() is false
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const noexcept { return impl_ != nullptr; }
+  const Shape& shape() const;
+  const Shape& sizes() const { return shape(); }
+  const Shape& strides() const;
+  int dim() const;
+  // The size of dimension d; negative d counts from the end.
+  int64_t size(int64_t d) const;
+  int64_t numel() const;
+  DType dtype() const;
+  Device device() const;
+  bool is_contiguous() const;
+
+  // --- moving and converting -----------------------------------------------------------------
+  // A copy on `device`, or this same tensor if it is already there. Differentiable.
+  Tensor to(const Device& device) const;
+  // A copy converted to `dtype`, or this same tensor if it already has it.
+  Tensor to(DType dtype) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  // The same data, cut from the autograd graph.
+  Tensor detach() const;
+  // The single value of a one-element tensor, as float (waits for the device).
+  float item() const;
+  template <typename T>
+  T item() const;
+  // All values in row-major order (waits for the device).
+  template <typename T>
+  std::vector<T> to_vector() const;
+  // Copies src's values into this tensor (same shape; converts device and dtype).
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(double value);
+  Tensor& zero_() { return fill_(0.0); }
+  // Raw pointer to the first element, in the tensor's device memory.
+  template <typename T>
+  T* data_ptr() const;
+
+  // --- autograd ------------------------------------------------------------------------------
+  bool requires_grad() const;
+  // Marks a leaf tensor as a parameter whose gradient backward() accumulates.
+  Tensor& set_requires_grad(bool requires_grad);
+  Tensor& requires_grad_(bool requires_grad = true) { return set_requires_grad(requires_grad); }
+  bool is_leaf() const;
+  // The accumulated gradient (undefined until a backward() reaches this tensor).
+  Tensor grad() const;
+  // Replaces the gradient (an undefined tensor clears it), as optimizers' zero_grad does.
+  void set_grad(const Tensor& grad) const;
+  // Computes d(this)/d(leaf) for every leaf that requires grad and adds it to leaf.grad().
+  // This tensor must hold one element unless `gradient` (same shape) is given.
+  void backward(const Tensor& gradient = Tensor()) const;
+
+  // --- views -----------------------------------------------------------------------------------
+  // These share storage with this tensor.
+  Tensor t() const;                                                 // 2-D transpose
+  Tensor slice(int64_t dim, int64_t start, int64_t end) const;      // [start, end) along dim
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;  // slice by length
+  Tensor reshape(const Shape& shape) const;                         // -1 infers one size
+  Tensor view(const Shape& shape) const { return reshape(shape); }
+
+  // --- math (see functional.h for the free functions) ------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor relu() const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  std::string str() const;
+  // True when both handles refer to the same tensor.
+  bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }
+  TensorImpl* impl() const noexcept { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const noexcept { return impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Elementwise arithmetic; shapes broadcast as in PyTorch (e.g. [N, C] with [C]).
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, float s);
+Tensor operator-(const Tensor& a, float s);
+Tensor operator*(const Tensor& a, float s);
+Tensor operator/(const Tensor& a, float s);
+Tensor operator+(float s, const Tensor& a);
+Tensor operator-(float s, const Tensor& a);
+Tensor operator*(float s, const Tensor& a);
+Tensor operator/(float s, const Tensor& a);
+Tensor operator-(const Tensor& a);
+// Elementwise equality, a bool tensor (not differentiable).
+Tensor operator==(const Tensor& a, const Tensor& b);
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
+
+// --- factories ---------------------------------------------------------------------------------
+
+// Where and of what type a new tensor is; converts from a Device, a DType or a device string,
+// so zeros({2, 3}, kInt64) and zeros({2, 3}, Device("cuda:0")) both read naturally.
+struct TensorOptions {
+  DType dtype = kFloat32;
+  Device device = kCPU;
+  bool requires_grad = false;
+
+  TensorOptions() = default;
+  TensorOptions(DType d) : dtype(d) {}                 // NOLINT
+  TensorOptions(const Device& d) : device(d) {}        // NOLINT
+  TensorOptions(const char* d) : device(Device(d)) {}  // NOLINT
+  TensorOptions& with_dtype(DType d) { return dtype = d, *this; }
+  TensorOptions& with_device(const Device& d) { return device = d, *this; }
+  TensorOptions& with_requires_grad(bool r = true) { return requires_grad = r, *this; }
+};
+
+// From host values; shape defaults to 1-D, and its numel must match values.size().
+Tensor tensor(const std::vector<float>& values, const Shape& shape, const Device& device = kCPU);
+Tensor tensor(const std::vector<int64_t>& values, const Shape& shape, const Device& device = kCPU);
+Tensor tensor(const std::vector<float>& values, const Device& device = kCPU);
+Tensor tensor(const std::vector<int64_t>& values, const Device& device = kCPU);
+// Brace lists: tensor({1.5f, 2.0f}, {2}) and tensor({0.5, 1.0}) are float32,
+// tensor({0, 2, 1}) is int64, as in PyTorch.
+inline Tensor tensor(std::initializer_list<float> values, const Shape& shape,
+                     const Device& device = kCPU) {
+  return tensor(std::vector<float>(values), shape, device);
+}
+inline Tensor tensor(std::initializer_list<double> values, const Shape& shape,
+                     const Device& device = kCPU) {
+  return tensor(std::vector<float>(values.begin(), values.end()), shape, device);
+}
+inline Tensor tensor(std::initializer_list<int> values, const Shape& shape,
+                     const Device& device = kCPU) {
+  return tensor(std::vector<int64_t>(values.begin(), values.end()), shape, device);
+}
+inline Tensor tensor(std::initializer_list<float> values, const Device& device = kCPU) {
+  return tensor(std::vector<float>(values), device);
+}
+inline Tensor tensor(std::initializer_list<double> values, const Device& device = kCPU) {
+  return tensor(std::vector<float>(values.begin(), values.end()), device);
+}
+inline Tensor tensor(std::initializer_list<int> values, const Device& device = kCPU) {
+  return tensor(std::vector<int64_t>(values.begin(), values.end()), device);
+}
+
+// Uninitialised memory (fast; values are whatever was there).
+Tensor empty(const Shape& shape, const TensorOptions& options = {});
+Tensor zeros(const Shape& shape, const TensorOptions& options = {});
+Tensor ones(const Shape& shape, const TensorOptions& options = {});
+Tensor full(const Shape& shape, double value, const TensorOptions& options = {});
+// Uniform in [0, 1) and standard normal, from the generator manual_seed() sets.
+Tensor rand(const Shape& shape, const TensorOptions& options = {});
+Tensor randn(const Shape& shape, const TensorOptions& options = {});
+// Uniform in [low, high), as nn::Linear's initialisation uses.
+Tensor uniform(const Shape& shape, double low, double high, const TensorOptions& options = {});
+// 0, 1, ..., end - 1 (int64 unless options say float32).
+Tensor arange(int64_t end, const TensorOptions& options = kInt64);
+Tensor arange(int64_t start, int64_t end, int64_t step = 1, const TensorOptions& options = kInt64);
+
+}  // namespace torchlet

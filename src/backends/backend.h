@@ -1,0 +1,122 @@
+// The backend interface: what a device must provide for torchlet to run on it. One object
+// per device (cpu, cuda:0, cuda:1 ...), found through backend::get(). The ops layer (src/ops)
+// checks arguments, allocates outputs and records autograd; a backend only runs kernels on
+// raw pointers into its own memory. Nothing here knows about Tensor or autograd.
+//
+// Layout conventions: every pointer is to contiguous, row-major data unless a Loop says
+// otherwise; "[outer, r, inner]" means a tensor viewed as three dimensions, reduced over r.
+// Kernels may run asynchronously (queued on the device's stream); only copy_to_host and
+// synchronize wait.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "torchlet/device.h"
+#include "torchlet/dtype.h"
+#include "torchlet/shape.h"
+
+namespace torchlet::backend {
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Eq };
+
+// The geometry of an elementwise loop: the output is contiguous with sizes `shape`; input a
+// is read with strides `stride_a`, b with `stride_b` (0 along a broadcast dimension).
+struct Loop {
+  Shape shape;
+  Shape stride_a;
+  Shape stride_b;
+};
+
+struct SgdOptions {
+  float lr, momentum, dampening, weight_decay;
+  bool nesterov;
+};
+
+struct AdamOptions {
+  float lr, beta1, beta2, eps, weight_decay;
+  int64_t step;  // 1 for the first step; drives the bias corrections
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+
+  // --- memory -----------------------------------------------------------------------------
+  // Returns at least nbytes of device memory (never null; nbytes may be 0). Throws
+  // torchlet::Error when the device is out of memory, naming the bytes asked for.
+  virtual void* allocate(std::size_t nbytes) = 0;
+  virtual void deallocate(void* ptr, std::size_t nbytes) noexcept = 0;
+  // Copies between this device and host memory, or within this device. copy_to_host waits
+  // for the data; the others may return before the copy is done.
+  virtual void copy_from_host(void* dst, const void* src, std::size_t nbytes) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t nbytes) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t nbytes) = 0;
+  // Waits until every queued kernel and copy on this device has finished.
+  virtual void synchronize() = 0;
+
+  // --- elementwise --------------------------------------------------------------------------
+  virtual void fill(void* out, DType dtype, int64_t n, double value) = 0;
+  virtual void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) = 0;
+  // Copies a (read with stride_a) into out (written with stride_b) over loop.shape: makes a
+  // strided view contiguous, or writes into a strided view.
+  virtual void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) = 0;
+  // out = a op b, a and b of `dtype`; out is `dtype`, or bool for Eq. out may alias a or b
+  // when that operand is read with the output's own (contiguous) strides.
+  virtual void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
+                      const Loop& loop) = 0;
+  // out[i] = a[i] op s (or s op a[i] when scalar_first); float32 only.
+  virtual void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                             int64_t n) = 0;
+  virtual void relu_forward(const float* x, float* y, int64_t n) = 0;
+  // dx = dy where x > 0, else 0.
+  virtual void relu_backward(const float* x, const float* dy, float* dx, int64_t n) = 0;
+
+  // --- reductions over the middle axis of [outer, r, inner] -------------------------------
+  // out[o, i] = scale * sum_j in[o, j, i].
+  virtual void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
+                       float scale) = 0;
+  // out[o, i] = the first j with the largest in[o, j, i]; in is float32 or int64.
+  virtual void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
+                          int64_t inner) = 0;
+  // (log_)softmax over j, and its backward given the forward's output y.
+  virtual void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
+                               bool log) = 0;
+  virtual void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
+                                int64_t r, int64_t inner, bool log) = 0;
+
+  // --- matrix products ----------------------------------------------------------------------
+  // C[m, n] = alpha * op(A) op(B) + beta * C, all row-major; op(A) is [m, k] (A^T when
+  // trans_a, so A is then [k, m]), op(B) is [k, n]. lda, ldb, ldc are row strides.
+  virtual void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                    float* c, int64_t ldc) = 0;
+
+  // --- fused loss ---------------------------------------------------------------------------
+  // logits [n, c], target [n] (class indices). loss[0] = mean_i -log softmax(logits_i)[t_i];
+  // probs [n, c] receives softmax(logits) for the backward. Targets outside [0, c) throw on
+  // backends that can check them synchronously.
+  virtual void cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
+                                     float* probs, int64_t n, int64_t c) = 0;
+  // dlogits = (probs - onehot(target)) * dloss[0] / n. dloss is device memory (one float).
+  virtual void cross_entropy_backward(const float* probs, const int64_t* target,
+                                      const float* dloss, float* dlogits, int64_t n,
+                                      int64_t c) = 0;
+
+  // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
+  // momentum_buf is used when momentum != 0; first_step initialises it to the gradient.
+  virtual void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
+                        const SgdOptions& options, bool first_step) = 0;
+  virtual void adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
+                         int64_t n, const AdamOptions& options) = 0;
+};
+
+// The backend of `device`. Throws torchlet::Error when that device does not exist or torchlet
+// was built without support for its type.
+Backend& get(const Device& device);
+
+// How many devices of this type the registry can serve (1 for the CPU).
+int device_count(DeviceType type);
+
+}  // namespace torchlet::backend

@@ -1,0 +1,100 @@
+// The CPU backend: plain, readable kernels that are also the reference every other backend
+// is tested against. Each kernel family lives in its own file under backends/cpu/.
+#pragma once
+
+#include "backends/backend.h"
+#include "backends/caching_allocator.h"
+
+namespace torchlet::backend::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend();
+  Device device() const override { return kCPU; }
+
+  void* allocate(std::size_t nbytes) override;
+  void deallocate(void* ptr, std::size_t nbytes) noexcept override;
+  void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
+  void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
+  void copy(void* dst, const void* src, std::size_t nbytes) override;
+  void synchronize() override {}
+  AllocatorStats allocator_stats() const { return allocator_.stats(); }
+
+  void fill(void* out, DType dtype, int64_t n, double value) override;
+  void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) override;
+  void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) override;
+  void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
+              const Loop& loop) override;
+  void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                     int64_t n) override;
+  void relu_forward(const float* x, float* y, int64_t n) override;
+  void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
+
+  void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
+               float scale) override;
+  void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
+                  int64_t inner) override;
+  void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
+                       bool log) override;
+  void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer, int64_t r,
+                        int64_t inner, bool log) override;
+
+  void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc) override;
+
+  void cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
+                             float* probs, int64_t n, int64_t c) override;
+  void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
+                              float* dlogits, int64_t n, int64_t c) override;
+
+  void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
+                const SgdOptions& options, bool first_step) override;
+  void adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                 const AdamOptions& options) override;
+
+ private:
+  CachingAllocator allocator_;
+};
+
+// The process's CPU backend.
+CpuBackend& instance();
+
+// Calls f.template operator()<T>() with T the C++ type of dtype.
+template <typename F>
+void dispatch_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: f.template operator()<float>(); return;
+    case DType::Int64: f.template operator()<int64_t>(); return;
+    case DType::Bool: f.template operator()<bool>(); return;
+  }
+}
+
+// Visits every position of an n-d loop: body(offset_out, offset_a, offset_b, inner_count,
+// inner_stride_a, inner_stride_b) once per run of the innermost dimension.
+template <typename Body>
+void for_each_run(const Loop& loop, Body&& body) {
+  const int nd = loop.shape.size();
+  if (nd == 0) {
+    body(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{0});
+    return;
+  }
+  const int64_t inner = loop.shape[nd - 1];
+  const int64_t runs = loop.shape.numel() / (inner ? inner : 1);
+  if (inner == 0) return;
+  int64_t index[Shape::kMaxDims] = {};
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t run = 0; run < runs; ++run) {
+    body(run * inner, off_a, off_b, inner, loop.stride_a[nd - 1], loop.stride_b[nd - 1]);
+    for (int d = nd - 2; d >= 0; --d) {  // advance the outer index like an odometer
+      off_a += loop.stride_a[d];
+      off_b += loop.stride_b[d];
+      if (++index[d] < loop.shape[d]) break;
+      off_a -= loop.stride_a[d] * loop.shape[d];
+      off_b -= loop.stride_b[d] * loop.shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace torchlet::backend::cpu

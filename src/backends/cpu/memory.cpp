@@ -1,0 +1,75 @@
+// CPU memory: the caching allocator over aligned malloc, copies, fill, cast, strided copy.
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/cpu/cpu_backend.h"
+#include "torchlet/error.h"
+
+namespace torchlet::backend::cpu {
+
+namespace {
+
+void* raw_allocate(std::size_t nbytes) {
+  return std::aligned_alloc(CachingAllocator::kAlignment, nbytes);
+}
+void raw_free(void* ptr) { std::free(ptr); }
+
+}  // namespace
+
+CpuBackend::CpuBackend() : allocator_(raw_allocate, raw_free) {}
+
+CpuBackend& instance() {
+  static CpuBackend backend;
+  return backend;
+}
+
+void* CpuBackend::allocate(std::size_t nbytes) {
+  void* ptr = allocator_.allocate(nbytes);
+  TORCHLET_CHECK(ptr, "Expected to allocate ", nbytes, " bytes of CPU memory, but the system "
+                 "has no memory left (", allocator_.stats().bytes_in_use, " bytes in use)");
+  return ptr;
+}
+
+void CpuBackend::deallocate(void* ptr, std::size_t nbytes) noexcept {
+  allocator_.deallocate(ptr, nbytes);
+}
+
+void CpuBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes) {
+  if (nbytes) std::memcpy(dst, src, nbytes);
+}
+void CpuBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
+  if (nbytes) std::memcpy(dst, src, nbytes);
+}
+void CpuBackend::copy(void* dst, const void* src, std::size_t nbytes) {
+  if (nbytes) std::memmove(dst, src, nbytes);
+}
+
+void CpuBackend::fill(void* out, DType dtype, int64_t n, double value) {
+  dispatch_dtype(dtype, [&]<typename T>() {
+    T* o = static_cast<T*>(out);
+    const T v = static_cast<T>(value);
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  });
+}
+
+void CpuBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
+  dispatch_dtype(in_dtype, [&]<typename In>() {
+    dispatch_dtype(out_dtype, [&]<typename Out>() {
+      const In* i = static_cast<const In*>(in);
+      Out* o = static_cast<Out*>(out);
+      for (int64_t k = 0; k < n; ++k) o[k] = static_cast<Out>(i[k]);
+    });
+  });
+}
+
+void CpuBackend::strided_copy(const void* a, void* out, DType dtype, const Loop& loop) {
+  dispatch_dtype(dtype, [&]<typename T>() {
+    const T* src = static_cast<const T*>(a);
+    T* dst = static_cast<T*>(out);
+    for_each_run(loop, [&](int64_t, int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+      for (int64_t i = 0; i < n; ++i) dst[ob + i * sb] = src[oa + i * sa];
+    });
+  });
+}
+
+}  // namespace torchlet::backend::cpu

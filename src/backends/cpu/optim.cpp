@@ -1,0 +1,39 @@
+// CPU optimizer updates, element by element in PyTorch's order of operations so results
+// match torch.optim to float rounding.
+#include <cmath>
+
+#include "backends/cpu/cpu_backend.h"
+
+namespace torchlet::backend::cpu {
+
+void CpuBackend::sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
+                          const SgdOptions& o, bool first_step) {
+  for (int64_t i = 0; i < n; ++i) {
+    float d = grad[i];
+    if (o.weight_decay != 0.0f) d += o.weight_decay * param[i];
+    if (o.momentum != 0.0f) {
+      float& buf = momentum_buf[i];
+      buf = first_step ? d : o.momentum * buf + (1.0f - o.dampening) * d;
+      d = o.nesterov ? d + o.momentum * buf : buf;
+    }
+    param[i] -= o.lr * d;
+  }
+}
+
+void CpuBackend::adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
+                           int64_t n, const AdamOptions& o) {
+  const double t = static_cast<double>(o.step);
+  const float bias_correction1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
+  const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(o.beta2, t)));
+  const float step_size = o.lr / bias_correction1;
+  for (int64_t i = 0; i < n; ++i) {
+    float g = grad[i];
+    if (o.weight_decay != 0.0f) g += o.weight_decay * param[i];
+    exp_avg[i] = o.beta1 * exp_avg[i] + (1.0f - o.beta1) * g;
+    exp_avg_sq[i] = o.beta2 * exp_avg_sq[i] + (1.0f - o.beta2) * g * g;
+    const float denom = std::sqrt(exp_avg_sq[i]) / bias_correction2_sqrt + o.eps;
+    param[i] -= step_size * exp_avg[i] / denom;
+  }
+}
+
+}  // namespace torchlet::backend::cpu

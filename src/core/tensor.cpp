@@ -1,0 +1,240 @@
+// Tensor's accessors, autograd fields, reading values back, printing, and the factories.
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "autograd/node.h"
+#include "core/random_generator.h"
+#include "core/tensor_impl.h"
+#include "ops/common.h"
+
+namespace torchlet {
+
+namespace {
+
+const TensorImpl& checked(const TensorImpl* impl) {
+  TORCHLET_CHECK(impl, "Expected a defined tensor, but got an undefined Tensor() (a default-"
+                 "constructed handle, or a grad() that backward() has not filled yet)");
+  return *impl;
+}
+
+}  // namespace
+
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides = shape;
+  int64_t stride = 1;
+  for (int d = shape.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+Tensor make_tensor(const Shape& shape, DType dtype, const Device& device) {
+  for (int64_t s : shape)
+    TORCHLET_CHECK(s >= 0, "Expected non-negative sizes, but got shape ", shape);
+  backend::Backend& owner = backend::get(device);
+  auto storage = std::make_shared<Storage>(owner, shape.numel() * element_size(dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), 0, shape,
+                                             contiguous_strides(shape), dtype));
+}
+
+const Shape& Tensor::shape() const { return checked(impl_.get()).shape; }
+const Shape& Tensor::strides() const { return checked(impl_.get()).strides; }
+int Tensor::dim() const { return shape().size(); }
+int64_t Tensor::numel() const { return shape().numel(); }
+DType Tensor::dtype() const { return checked(impl_.get()).dtype; }
+Device Tensor::device() const { return checked(impl_.get()).device(); }
+
+int64_t Tensor::size(int64_t d) const {
+  return shape()[ops::normalize_dim("size", d, dim())];
+}
+
+bool Tensor::is_contiguous() const {
+  const Shape& s = shape();
+  int64_t expected = 1;
+  for (int d = s.size() - 1; d >= 0; --d) {
+    if (s[d] != 1 && impl_->strides[d] != expected) return false;
+    expected *= s[d];
+  }
+  return true;
+}
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  TORCHLET_CHECK(dtype() == dtype_of<T>(), "data_ptr: Expected a tensor of dtype ",
+                 dtype_of<T>(), ", but got ", dtype());
+  return static_cast<T*>(impl_->data());
+}
+template float* Tensor::data_ptr<float>() const;
+template int64_t* Tensor::data_ptr<int64_t>() const;
+template bool* Tensor::data_ptr<bool>() const;
+
+// --- autograd fields ---------------------------------------------------------------------------
+
+bool Tensor::requires_grad() const {
+  const TensorImpl& impl = checked(impl_.get());
+  return impl.requires_grad || impl.grad_fn;
+}
+
+Tensor& Tensor::set_requires_grad(bool requires_grad) {
+  TORCHLET_CHECK(is_leaf(), "set_requires_grad: Expected a leaf tensor, but got the result of an "
+                 "op (call detach() first to make a new leaf)");
+  TORCHLET_CHECK(!requires_grad || dtype() == kFloat32, "set_requires_grad: Expected a float32 "
+                 "tensor (only floating-point tensors have gradients), but got ", dtype());
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+bool Tensor::is_leaf() const { return !checked(impl_.get()).grad_fn; }
+Tensor Tensor::grad() const { return checked(impl_.get()).grad; }
+
+void Tensor::set_grad(const Tensor& grad) const {
+  checked(impl_.get());
+  TORCHLET_CHECK(!grad.defined() || (grad.shape() == shape() && grad.device() == device()),
+                 "set_grad: Expected a gradient of shape ", shape(), " on ", device(),
+                 ", but got shape ", grad.shape(), " on ", grad.device());
+  impl_->grad = grad;
+}
+
+void Tensor::backward(const Tensor& gradient) const {
+  checked(impl_.get());
+  autograd::run_backward(*this, gradient);
+}
+
+// --- reading values ----------------------------------------------------------------------------
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor src = to(dtype_of<T>()).contiguous();
+  std::vector<T> out(static_cast<std::size_t>(src.numel()));
+  if constexpr (std::is_same_v<T, bool>) {
+    auto bytes = std::make_unique<bool[]>(out.size());
+    backend_of(src).copy_to_host(bytes.get(), src.impl()->data(), out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = bytes[i];
+  } else {
+    backend_of(src).copy_to_host(out.data(), src.impl()->data(), out.size() * sizeof(T));
+  }
+  return out;
+}
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<bool> Tensor::to_vector<bool>() const;
+
+template <typename T>
+T Tensor::item() const {
+  TORCHLET_CHECK(numel() == 1, "item: Expected a tensor with one element, but got shape ",
+                 shape());
+  return to_vector<T>()[0];
+}
+template float Tensor::item<float>() const;
+template int64_t Tensor::item<int64_t>() const;
+template bool Tensor::item<bool>() const;
+
+float Tensor::item() const { return item<float>(); }
+
+std::string Tensor::str() const {
+  if (!defined()) return "Tensor(undefined)";
+  std::ostringstream out;
+  out << "tensor(";
+  if (dtype() == kFloat32) {
+    const auto v = to_vector<float>();
+    out << "[";
+    for (std::size_t i = 0; i < v.size() && i < 20; ++i) out << (i ? ", " : "") << v[i];
+    out << (v.size() > 20 ? ", ...]" : "]");
+  } else {
+    const auto v = to(kInt64).to_vector<int64_t>();
+    out << "[";
+    for (std::size_t i = 0; i < v.size() && i < 20; ++i) out << (i ? ", " : "") << v[i];
+    out << (v.size() > 20 ? ", ...]" : "]");
+  }
+  out << ", shape=" << shape() << ", dtype=" << dtype() << ", device=" << device();
+  if (requires_grad()) out << ", requires_grad=true";
+  out << ")";
+  return out.str();
+}
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor) { return out << tensor.str(); }
+
+// --- factories ---------------------------------------------------------------------------------
+
+namespace {
+
+template <typename T>
+Tensor from_host(const std::vector<T>& values, const Shape& shape, const Device& device) {
+  TORCHLET_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "tensor: Expected ",
+                 shape.numel(), " values for shape ", shape, ", but got ", values.size());
+  Tensor t = make_tensor(shape, dtype_of<T>(), device);
+  backend_of(t).copy_from_host(t.impl()->data(), values.data(), values.size() * sizeof(T));
+  return t;
+}
+
+Tensor with_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad) t.set_requires_grad(true);
+  return t;
+}
+
+// Values made on the host by `draw`, then moved to the options' device.
+template <typename Draw>
+Tensor random_tensor(const Shape& shape, const TensorOptions& options, Draw&& draw) {
+  TORCHLET_CHECK(options.dtype == kFloat32, "Expected dtype float32 for a random tensor, but got ",
+                 options.dtype);
+  std::vector<float> values(static_cast<std::size_t>(shape.numel()));
+  for (float& v : values) v = draw();
+  return with_grad(from_host(values, shape, options.device), options);
+}
+
+}  // namespace
+
+Tensor tensor(const std::vector<float>& values, const Shape& shape, const Device& device) {
+  return from_host(values, shape, device);
+}
+Tensor tensor(const std::vector<int64_t>& values, const Shape& shape, const Device& device) {
+  return from_host(values, shape, device);
+}
+Tensor tensor(const std::vector<float>& values, const Device& device) {
+  return from_host(values, Shape{static_cast<int64_t>(values.size())}, device);
+}
+Tensor tensor(const std::vector<int64_t>& values, const Device& device) {
+  return from_host(values, Shape{static_cast<int64_t>(values.size())}, device);
+}
+
+Tensor empty(const Shape& shape, const TensorOptions& options) {
+  return with_grad(make_tensor(shape, options.dtype, options.device), options);
+}
+
+Tensor full(const Shape& shape, double value, const TensorOptions& options) {
+  Tensor t = make_tensor(shape, options.dtype, options.device);
+  backend_of(t).fill(t.impl()->data(), t.dtype(), t.numel(), value);
+  return with_grad(t, options);
+}
+Tensor zeros(const Shape& shape, const TensorOptions& options) { return full(shape, 0.0, options); }
+Tensor ones(const Shape& shape, const TensorOptions& options) { return full(shape, 1.0, options); }
+
+Tensor rand(const Shape& shape, const TensorOptions& options) {
+  return uniform(shape, 0.0, 1.0, options);
+}
+
+Tensor uniform(const Shape& shape, double low, double high, const TensorOptions& options) {
+  TORCHLET_CHECK(low <= high, "uniform: Expected low <= high, but got low ", low, " and high ",
+                 high);
+  return random_tensor(shape, options, [&] {
+    return static_cast<float>(low + (high - low) * random::next_double());
+  });
+}
+
+Tensor randn(const Shape& shape, const TensorOptions& options) {
+  return random_tensor(shape, options, [] { return static_cast<float>(random::next_normal()); });
+}
+
+Tensor arange(int64_t end, const TensorOptions& options) { return arange(0, end, 1, options); }
+
+Tensor arange(int64_t start, int64_t end, int64_t step, const TensorOptions& options) {
+  TORCHLET_CHECK(step != 0, "arange: Expected a non-zero step, but got 0");
+  const int64_t n = std::max<int64_t>(0, (end - start + step - (step > 0 ? 1 : -1)) / step);
+  std::vector<int64_t> values(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[i] = start + i * step;
+  return with_grad(from_host(values, Shape{n}, options.device).to(options.dtype), options);
+}
+
+}  // namespace torchlet

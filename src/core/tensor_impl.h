@@ -1,0 +1,65 @@
+// TensorImpl and Storage: what a Tensor handle points to. Storage owns device memory (given
+// back to its backend's allocator when the last view dies); TensorImpl is a view of it
+// (offset, sizes, strides, dtype) plus the autograd fields. Internal: not installed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "backends/backend.h"
+#include "torchlet/tensor.h"
+
+namespace torchlet {
+
+namespace autograd {
+class Node;
+}
+
+struct Storage {
+  Storage(backend::Backend& owner, std::size_t size)
+      : backend(&owner), nbytes(size), data(owner.allocate(size)) {}
+  ~Storage() { backend->deallocate(data, nbytes); }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  backend::Backend* backend;
+  std::size_t nbytes;
+  void* data;
+};
+
+class TensorImpl {
+ public:
+  TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, const Shape& shape,
+             const Shape& strides, DType dtype)
+      : storage(std::move(storage)), offset(offset), shape(shape), strides(strides),
+        dtype(dtype) {}
+
+  void* data() const {
+    return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(element_size(dtype));
+  }
+  backend::Backend& backend() const { return *storage->backend; }
+  Device device() const { return storage->backend->device(); }
+
+  std::shared_ptr<Storage> storage;
+  int64_t offset;  // in elements
+  Shape shape;
+  Shape strides;  // in elements
+  DType dtype;
+
+  // Autograd: a leaf that requires_grad accumulates into grad; a result of a recorded op has
+  // grad_fn, the node that computes its inputs' gradients.
+  bool requires_grad = false;
+  Tensor grad;
+  std::shared_ptr<autograd::Node> grad_fn;
+};
+
+// Row-major strides of a contiguous tensor of this shape.
+Shape contiguous_strides(const Shape& shape);
+// A new contiguous tensor with uninitialised memory.
+Tensor make_tensor(const Shape& shape, DType dtype, const Device& device);
+// Moves t's data (and gradient) to `device` in place: every handle to t sees the new device.
+// How nn::Module::to() moves parameters.
+void move_in_place(const Tensor& t, const Device& device);
+inline backend::Backend& backend_of(const Tensor& t) { return t.impl()->backend(); }
+
+}  // namespace torchlet

@@ -1,0 +1,129 @@
+// nn::Module: registration, recursive parameter listing, device moves, and the call operator
+// with its forward pre-hooks and forward hooks.
+#include "torchlet/nn/module.h"
+
+#include <algorithm>
+
+#include "core/tensor_impl.h"
+#include "torchlet/error.h"
+
+namespace torchlet::nn {
+
+namespace detail {
+
+struct HookLists {
+  uint64_t next_id = 1;
+  std::vector<std::pair<uint64_t, ForwardPreHook>> pre;
+  std::vector<std::pair<uint64_t, ForwardHook>> post;
+};
+
+}  // namespace detail
+
+void RemovableHandle::remove() {
+  auto lists = lists_.lock();
+  if (!lists) return;
+  auto has_id = [this](const auto& entry) { return entry.first == id_; };
+  std::erase_if(lists->pre, has_id);
+  std::erase_if(lists->post, has_id);
+  lists_.reset();
+}
+
+Module::Module() = default;
+Module::~Module() = default;
+
+Tensor Module::operator()(const Tensor& input) {
+  if (!hooks_ || (hooks_->pre.empty() && hooks_->post.empty())) return forward(input);
+  // Copies of the lists, so a hook may remove itself (or others) while they run.
+  Tensor x = input;
+  for (auto [id, hook] : std::vector(hooks_->pre))
+    if (std::optional<Tensor> replaced = hook(*this, x)) x = *replaced;
+  Tensor y = forward(x);
+  for (auto [id, hook] : std::vector(hooks_->post))
+    if (std::optional<Tensor> replaced = hook(*this, x, y)) y = *replaced;
+  return y;
+}
+
+Module& Module::register_module(const std::string& name, Module& module) {
+  TORCHLET_CHECK(!name.empty() && name.find('.') == std::string::npos,
+                 "register_module: Expected a non-empty name without '.', but got '", name, "'");
+  TORCHLET_CHECK(&module != this, "register_module: Expected a module other than itself for '",
+                 name, "'");
+  for (const auto& [existing, child] : children_)
+    TORCHLET_CHECK(existing != name, "register_module: Expected a new name, but '", name,
+                   "' is already a child");
+  children_.emplace_back(name, &module);
+  return module;
+}
+
+Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool requires_grad) {
+  TORCHLET_CHECK(!name.empty() && name.find('.') == std::string::npos,
+                 "register_parameter: Expected a non-empty name without '.', but got '", name, "'");
+  TORCHLET_CHECK(tensor.defined(), "register_parameter: Expected a defined tensor for '", name,
+                 "', but got an undefined Tensor()");
+  for (const auto& [existing, param] : parameters_)
+    TORCHLET_CHECK(existing != name, "register_parameter: Expected a new name, but '", name,
+                   "' is already a parameter");
+  tensor.set_requires_grad(requires_grad);
+  parameters_.emplace_back(name, std::move(tensor));
+  return parameters_.back().second;
+}
+
+void Module::collect_parameters(const std::string& prefix, bool recurse,
+                                std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [name, param] : parameters_) out.emplace_back(prefix + name, param);
+  if (!recurse) return;
+  for (const auto& [name, child] : children_)
+    child->collect_parameters(prefix + name + ".", true, out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect_parameters("", recurse, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, param] : named_parameters(recurse)) out.push_back(std::move(param));
+  return out;
+}
+
+std::vector<Module*> Module::children() const {
+  std::vector<Module*> out;
+  for (const auto& [name, child] : children_) out.push_back(child);
+  return out;
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (const auto& [name, child] : children_) child->train(on);
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (const Tensor& p : parameters()) {
+    if (set_to_none)
+      p.set_grad(Tensor());
+    else if (p.grad().defined())
+      p.grad().zero_();
+  }
+}
+
+void Module::to(const Device& device) {
+  for (const Tensor& p : parameters()) move_in_place(p, device);
+}
+
+RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<detail::HookLists>();
+  const uint64_t id = hooks_->next_id++;
+  hooks_->pre.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::register_forward_hook(ForwardHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<detail::HookLists>();
+  const uint64_t id = hooks_->next_id++;
+  hooks_->post.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
+}
+
+}  // namespace torchlet::nn

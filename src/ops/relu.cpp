@@ -1,0 +1,40 @@
+// relu: max(x, 0) elementwise; the backward passes the gradient where x > 0.
+#include "autograd/node.h"
+#include "ops/common.h"
+#include "torchlet/functional.h"
+
+namespace torchlet {
+
+namespace {
+
+struct ReluBackward final : autograd::Node {
+  const char* name() const override { return "ReluBackward"; }
+  autograd::Grads apply(const Tensor& g) override {
+    Tensor dy = g.contiguous();
+    Tensor dx = make_tensor(x.shape(), kFloat32, x.device());
+    backend_of(dx).relu_backward(x.data_ptr<float>(), dy.data_ptr<float>(),
+                                 dx.data_ptr<float>(), x.numel());
+    return {dx};
+  }
+  Tensor x;  // contiguous input
+};
+
+}  // namespace
+
+Tensor relu(const Tensor& input) {
+  ops::check_defined("relu", {"input", input});
+  ops::check_dtype("relu", {"input", input}, kFloat32);
+  Tensor x = input.contiguous();
+  Tensor y = make_tensor(x.shape(), kFloat32, x.device());
+  backend_of(y).relu_forward(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  if (autograd::needs_grad({&input})) {
+    auto node = std::make_shared<ReluBackward>();
+    node->x = x.detach();
+    autograd::connect(y, node, {&input});
+  }
+  return y;
+}
+
+Tensor Tensor::relu() const { return torchlet::relu(*this); }
+
+}  // namespace torchlet
