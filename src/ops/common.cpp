@@ -10,18 +10,29 @@ void check_defined(const char* op, const Arg& arg) {
                  "' to be a defined tensor, but got an undefined Tensor()");
 }
 
+void check_same_device(const char* op,
+                       std::initializer_list<std::pair<const char*, Device>> devices) {
+  const Device* first = nullptr;
+  for (const auto& [name, device] : devices) {
+    if (!first) {
+      first = &device;
+      continue;
+    }
+    TORCHLET_CHECK(device == *first, "Expected all tensors to be on the same device, but found "
+                   "at least two devices, ", *first, " and ", device, "! (argument '", name,
+                   "' of ", op, ")");
+  }
+}
+
 void check_same_device(const char* op, std::initializer_list<Arg> args) {
   const Tensor* first = nullptr;
   for (const Arg& arg : args) {
     if (!arg.tensor.defined()) continue;
     if (!first) {
       first = &arg.tensor;
-      continue;
+    } else if (arg.tensor.device() != first->device()) {
+      check_same_device(op, {{"", first->device()}, {arg.name, arg.tensor.device()}});
     }
-    TORCHLET_CHECK(arg.tensor.device() == first->device(),
-                   "Expected all tensors to be on the same device, but found at least two "
-                   "devices, ", first->device(), " and ", arg.tensor.device(), "! (argument '",
-                   arg.name, "' of ", op, ")");
   }
 }
 

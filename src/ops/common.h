@@ -19,6 +19,9 @@ struct Arg {
 // tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
 // (argument 'input' of linear)".
 void check_same_device(const char* op, std::initializer_list<Arg> args);
+// The same check on devices alone: the first argument's device is the reference.
+void check_same_device(const char* op,
+                       std::initializer_list<std::pair<const char*, Device>> devices);
 void check_defined(const char* op, const Arg& arg);
 void check_dtype(const char* op, const Arg& arg, DType expected);
 void check_dim(const char* op, const Arg& arg, int expected_dim);
