@@ -26,7 +26,7 @@ struct Split {
 
 // Splits rows exactly as scikit-learn's train_test_split(X, y, test_size=test_size,
 // random_state=random_state) does: a NumPy RandomState(random_state) permutation, the first
-// ceil(test_size * n) rows for testing, the next floor((1 - test_size) * n) for training.
+// ceil(test_size * n) rows for testing, the remaining n - ceil(test_size * n) for training.
 // test_size must lie in (0, 1) and leave both parts non-empty; random_state < 2^32.
 Split train_test_split(const Tensor& X, const Tensor& y, double test_size = 0.25,
                        uint64_t random_state = 0);
