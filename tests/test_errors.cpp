@@ -36,8 +36,7 @@ TEST(Errors, ErrorKnowsWhereItWasRaised) {
 
 TEST(Errors, DeviceMismatchNamesBothDevicesAndTheArgument) {
   EXPECT_EQ(error_of([] {
-              ops::check_same_device("linear", {{"weight", Device("cuda:0")},
-                                                {"input", kCPU}});
+              ops::check_same_device("linear", {{"weight", Device("cuda:0")}, {"input", kCPU}});
             }),
             "Expected all tensors to be on the same device, but found at least two devices, "
             "cuda:0 and cpu! (argument 'input' of linear)");
@@ -52,35 +51,53 @@ TEST(Errors, CudaTensorInACpuOnlyBuild) {
 
 TEST(Errors, ShapeMismatches) {
   nn::Linear fc(4, 10);
-  EXPECT_EQ(error_of([&] { fc(ones({120, 5})); }),
+  EXPECT_EQ(error_of([&] {
+              fc(ones({120, 5}));
+            }),
             "linear: Expected input with 4 features in its last dimension (weight is [10, 4]), "
             "but got input of shape [120, 5]");
-  EXPECT_EQ(error_of([] { matmul(ones({2, 3}), ones({2, 3})); }),
+  EXPECT_EQ(error_of([] {
+              matmul(ones({2, 3}), ones({2, 3}));
+            }),
             "matmul: Expected the inner sizes to match ([m, k] x [k, n]), but got shapes [2, 3] "
             "and [2, 3]");
-  EXPECT_EQ(error_of([] { ones({2, 3}) + ones({4}); }),
+  EXPECT_EQ(error_of([] {
+              ones({2, 3}) + ones({4});
+            }),
             "add: Expected shapes that broadcast (equal sizes or 1, aligned at the right), but "
             "got [2, 3] and [4] (dimension 1: 3 vs 4)");
-  EXPECT_EQ(error_of([] { cross_entropy(ones({3, 2}), tensor({0, 1})); }),
+  EXPECT_EQ(error_of([] {
+              cross_entropy(ones({3, 2}), tensor({0, 1}));
+            }),
             "cross_entropy: Expected target of shape [3] (one class index per row of input "
             "[3, 2]), but got [2]");
-  EXPECT_EQ(error_of([] { ones({6}).reshape({4, -1}); }),
+  EXPECT_EQ(error_of([] {
+              ones({6}).reshape({4, -1});
+            }),
             "reshape: Expected a shape with 6 elements to reshape [6] into, but got [4, -1]");
 }
 
 TEST(Errors, DtypeMismatches) {
-  EXPECT_EQ(error_of([] { cross_entropy(ones({2, 3}), tensor({0.0f, 1.0f})); }),
+  EXPECT_EQ(error_of([] {
+              cross_entropy(ones({2, 3}), tensor({0.0f, 1.0f}));
+            }),
             "cross_entropy: Expected argument 'target' to have dtype int64 (class indices), but "
             "got float32 (convert labels with .to(kInt64))");
-  EXPECT_EQ(error_of([] { ones({2}) + tensor({1, 2}); }),
+  EXPECT_EQ(error_of([] {
+              ones({2}) + tensor({1, 2});
+            }),
             "add: Expected both tensors to have the same dtype, but got float32 and int64 "
             "(convert one with .to(dtype))");
-  EXPECT_EQ(error_of([] { relu(tensor({1, 2})); }),
+  EXPECT_EQ(error_of([] {
+              relu(tensor({1, 2}));
+            }),
             "relu: Expected argument 'input' to have dtype float32, but got int64");
 }
 
 TEST(Errors, TargetsOutOfRange) {
-  EXPECT_EQ(error_of([] { cross_entropy(ones({2, 3}), tensor({0, 3})); }),
+  EXPECT_EQ(error_of([] {
+              cross_entropy(ones({2, 3}), tensor({0, 3}));
+            }),
             "cross_entropy: Expected every target to be a class index in [0, 3), but got 3 at "
             "position 1");
 }
@@ -99,7 +116,9 @@ TEST(Errors, TensorMisuse) {
   EXPECT_EQ(error_of([] { (ones({2}).requires_grad_() * 2.0f).backward(); }),
             "Expected backward() without a gradient argument on a tensor of one element (a "
             "loss), but got shape [2]");
-  EXPECT_EQ(error_of([] { tensor({1.0f, 2.0f}, {3}); }),
+  EXPECT_EQ(error_of([] {
+              tensor({1.0f, 2.0f}, {3});
+            }),
             "tensor: Expected 3 values for shape [3], but got 2");
   EXPECT_EQ(error_of([] { ones({2}).requires_grad_().copy_(zeros({2})); }),
             "copy_: Expected a tensor that does not require grad, but got a leaf that requires "
@@ -112,7 +131,9 @@ TEST(Errors, OptimizerAndModuleArguments) {
             "SGD: Expected lr > 0, but got -0.1");
   EXPECT_EQ(error_of([&] { optim::SGD(fc.parameters(), 0.1, 0.0, 0.0, true); }),
             "SGD: Expected momentum > 0 for Nesterov momentum, but got 0");
-  EXPECT_EQ(error_of([&] { optim::Adam(fc.parameters(), 1e-3, {0.9, 1.0}); }),
+  EXPECT_EQ(error_of([&] {
+              optim::Adam(fc.parameters(), 1e-3, {0.9, 1.0});
+            }),
             "Adam: Expected betas in [0, 1), but got (0.9, 1)");
   EXPECT_EQ(error_of([] { nn::Linear(0, 3); }),
             "Linear: Expected in_features > 0 and out_features > 0, but got in_features 0 and "

@@ -90,9 +90,8 @@ TEST(Module, RemoveUnregistersAHook) {
   nn::RemovableHandle outlives;
   {
     Doubler gone(&log);
-    outlives = gone.register_forward_pre_hook([](nn::Module&, const Tensor&) {
-      return std::optional<Tensor>();
-    });
+    outlives = gone.register_forward_pre_hook(
+        [](nn::Module&, const Tensor&) { return std::optional<Tensor>(); });
   }
   outlives.remove();  // after the module is gone: nothing happens
 }
@@ -159,8 +158,7 @@ TEST(Sequential, ChainsModulesWithNumberedNames) {
   Tensor x = testing::random_tensor({5, 4}, 1);
   auto& l0 = static_cast<nn::Linear&>(seq[0]);
   auto& l2 = static_cast<nn::Linear&>(seq[2]);
-  EXPECT_TRUE(testing::all_close(seq(x).to_vector<float>(),
-                                 l2(relu(l0(x))).to_vector<float>()));
+  EXPECT_TRUE(testing::all_close(seq(x).to_vector<float>(), l2(relu(l0(x))).to_vector<float>()));
 }
 
 }  // namespace

@@ -15,8 +15,8 @@ class OpsTest : public ::testing::TestWithParam<int64_t> {};
 INSTANTIATE_TEST_SUITE_P(Rows, OpsTest, ::testing::Values(1, 7, 129));
 
 // C[i, j] = sum_p A[i, p] B[p, j], the plain way.
-std::vector<float> matmul_ref(const std::vector<float>& a, const std::vector<float>& b,
-                              int64_t m, int64_t k, int64_t n) {
+std::vector<float> matmul_ref(const std::vector<float>& a, const std::vector<float>& b, int64_t m,
+                              int64_t k, int64_t n) {
   std::vector<float> c(static_cast<std::size_t>(m * n));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -41,9 +41,9 @@ TEST_P(OpsTest, Matmul) {
                         matmul_ref(a.to_vector<float>(), b.to_vector<float>(), m, k, n)));
   // Transposed views go to the GEMM without a copy; the result must not change.
   Tensor bt = random_tensor({n, k}, 3);
-  EXPECT_TRUE(all_close(matmul(a, bt.t()).to_vector<float>(),
-                        matmul_ref(a.to_vector<float>(), transpose_ref(bt.to_vector<float>(), n, k),
-                                   m, k, n)));
+  EXPECT_TRUE(all_close(
+      matmul(a, bt.t()).to_vector<float>(),
+      matmul_ref(a.to_vector<float>(), transpose_ref(bt.to_vector<float>(), n, k), m, k, n)));
   expect_gradients_match([](const auto& x) { return matmul(x[0], x[1]); }, {a, b}, "matmul");
 }
 
@@ -51,8 +51,8 @@ TEST_P(OpsTest, Linear) {
   const int64_t rows = GetParam(), in = 4, out = 10;
   Tensor x = random_tensor({rows, in}, 4), w = random_tensor({out, in}, 5),
          b = random_tensor({out}, 6);
-  std::vector<float> want = matmul_ref(x.to_vector<float>(),
-                                       transpose_ref(w.to_vector<float>(), out, in), rows, in, out);
+  std::vector<float> want =
+      matmul_ref(x.to_vector<float>(), transpose_ref(w.to_vector<float>(), out, in), rows, in, out);
   const auto bias = b.to_vector<float>();
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < out; ++j) want[i * out + j] += bias[j];
@@ -81,8 +81,8 @@ std::vector<float> softmax_ref(const std::vector<float>& x, int64_t rows, int64_
     double sum = 0;
     for (int64_t j = 0; j < cols; ++j) sum += std::exp(double(x[i * cols + j]));
     for (int64_t j = 0; j < cols; ++j)
-      y[i * cols + j] = float(log ? x[i * cols + j] - std::log(sum)
-                                  : std::exp(double(x[i * cols + j])) / sum);
+      y[i * cols + j] =
+          float(log ? x[i * cols + j] - std::log(sum) : std::exp(double(x[i * cols + j])) / sum);
   }
   return y;
 }
@@ -199,6 +199,23 @@ TEST_P(OpsTest, ViewsAreDifferentiable) {
   expect_gradients_match([](const auto& a) { return a[0].reshape({-1, 3}); }, {x}, "reshape");
   expect_gradients_match([](const auto& a) { return a[0].t().contiguous() * 2.0f; }, {x},
                          "contiguous");
+}
+
+}  // namespace
+}  // namespace torchlet
+
+namespace torchlet {
+namespace {
+
+TEST(IndexSelect, GathersRowsAndChecksIndices) {
+  Tensor x = arange(12, kFloat32).reshape({4, 3});
+  Tensor rows = index_select(x, tensor({3, 0, 3}));
+  EXPECT_EQ(rows.shape(), Shape({3, 3}));
+  EXPECT_EQ(rows.to_vector<float>(), (std::vector<float>{9, 10, 11, 0, 1, 2, 9, 10, 11}));
+  EXPECT_EQ(index_select(tensor({5, 6, 7}), tensor({2})).to_vector<int64_t>(),
+            (std::vector<int64_t>{7}));
+  EXPECT_THROW(index_select(x, tensor({4})), Error);
+  EXPECT_THROW(index_select(x, tensor({0.0f})), Error);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "torchlet: error: {}\nRun 'torchlet --help' for the options.\n", e.what());
+    fmt::print(stderr, "torchlet: error: {} (see torchlet --help)\n", e.what());
     return cli::kExitBadInput;
   } catch (const torchlet::Error& e) {
     fmt::print(stderr, "torchlet: error: {}\n", e.what());

@@ -18,5 +18,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target);
 Tensor sum(const Tensor& x);
 Tensor mean(const Tensor& x);
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);
+// The rows of x (along dim 0) listed in index (int64, 1-D, on x's device): mini-batches.
+// Checks every index is in range, which reads index back when it lives on a GPU.
+// Not differentiable: meant for data, not parameters.
+Tensor index_select(const Tensor& x, const Tensor& index);
 
 }  // namespace torchlet

@@ -8,6 +8,7 @@
 #include "torchlet/dtype.h"
 #include "torchlet/error.h"
 #include "torchlet/functional.h"
+#include "torchlet/nn/fused.h"
 #include "torchlet/nn/layers.h"
 #include "torchlet/nn/loss.h"
 #include "torchlet/nn/module.h"

@@ -38,6 +38,24 @@ struct AdamOptions {
   int64_t step;  // 1 for the first step; drives the bias corrections
 };
 
+// One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->
+// widths[1] -> ... -> widths[layers], ReLU between them, mean cross-entropy at the end. All
+// pointers are device memory; weight[l] is [widths[l+1], widths[l]] row-major.
+struct MlpStep {
+  int layers;
+  const int64_t* widths;             // layers + 1 entries (host memory)
+  const float* const* weight;        // per layer (host array of device pointers)
+  const float* const* bias;
+  float* const* weight_grad;         // written (not accumulated)
+  float* const* bias_grad;
+  const float* x;                    // [x_rows, widths[0]]
+  const int64_t* target;             // [x_rows] class indices
+  int64_t x_rows;
+  const int64_t* rows;               // the batch's row indices (checked), or null: 0..n-1
+  int64_t n;                         // rows in the batch
+  float* loss;                       // one float
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -69,6 +87,9 @@ class Backend {
   // out[i] = a[i] op s (or s op a[i] when scalar_first); float32 only.
   virtual void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
                              int64_t n) = 0;
+  // out[i, :] = in[index[i], :] for i < n, rows of row_bytes bytes (indices already checked).
+  virtual void gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
+                           std::size_t row_bytes) = 0;
   virtual void relu_forward(const float* x, float* y, int64_t n) = 0;
   // dx = dy where x > 0, else 0.
   virtual void relu_backward(const float* x, const float* dy, float* dx, int64_t n) = 0;
@@ -103,6 +124,9 @@ class Backend {
   virtual void cross_entropy_backward(const float* probs, const int64_t* target,
                                       const float* dloss, float* dlogits, int64_t n,
                                       int64_t c) = 0;
+
+  // The whole MlpStep in one call: no intermediate tensors, no autograd graph.
+  virtual void mlp_step(const MlpStep& step) = 0;
 
   // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
   // momentum_buf is used when momentum != 0; first_step initialises it to the gradient.

@@ -27,6 +27,8 @@ class CpuBackend final : public Backend {
               const Loop& loop) override;
   void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
                      int64_t n) override;
+  void gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
+                   std::size_t row_bytes) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
   void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
 
@@ -47,6 +49,8 @@ class CpuBackend final : public Backend {
                              float* probs, int64_t n, int64_t c) override;
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
+
+  void mlp_step(const MlpStep& step) override;
 
   void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
                 const SgdOptions& options, bool first_step) override;

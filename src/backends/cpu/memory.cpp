@@ -72,4 +72,12 @@ void CpuBackend::strided_copy(const void* a, void* out, DType dtype, const Loop&
   });
 }
 
+void CpuBackend::gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
+                             std::size_t row_bytes) {
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(out);
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * row_bytes, src + index[i] * row_bytes, row_bytes);
+}
+
 }  // namespace torchlet::backend::cpu

@@ -1,0 +1,290 @@
+// `torchlet train`: the course's experiment (Iris, MLP 4-10-3, SGD lr 0.01, 20,000 epochs) by
+// default, or any small CSV classification data set. Validates every argument before work
+// starts, trains on the best device, prints progress, the time, the loss curve and a test
+// report, and writes the loss plot (SVG) atomically.
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "terminal.h"
+#include "torchlet/data/csv.h"
+#include "torchlet/io/file.h"
+#include "torchlet/report/chart.h"
+#include "torchlet/report/metrics.h"
+#include "torchlet/version.h"
+#include "training.h"
+
+namespace torchlet::cli {
+
+namespace {
+
+struct TrainArgs {
+  std::string device = "auto";
+  int64_t epochs = 20000;
+  double lr = 0.01;
+  std::string optimizer = "sgd";
+  double momentum = 0.0;
+  std::vector<int64_t> hidden{10};
+  int64_t batch_size = 0;
+  int64_t record_every = 200;
+  int64_t print_every = 2000;
+  uint64_t seed = 0;
+  double test_size = 0.2;
+  uint64_t split_seed = 42;
+  std::string scale = "minmax";
+  std::string data = "iris";
+  std::string label;
+  std::string plot = "loss.svg";
+  bool no_plot = false;
+  bool json = false;
+  bool eager = false;
+};
+
+// "auto" picks CUDA when it is available. Errors name the option and what is possible here.
+Device resolve_device(const std::string& spec) {
+  if (spec == "auto") return cuda::is_available() ? Device("cuda:0") : kCPU;
+  TORCHLET_CHECK(spec == "cpu" || spec.rfind("cuda", 0) == 0,
+                 "--device: Expected auto, cpu, cuda or cuda:N, but got '", spec, "'");
+  const Device device(spec);
+  if (device.is_cuda()) {
+    TORCHLET_CHECK(cuda::is_available(), "--device ", spec, ": Expected a CUDA device, but "
+                   "none is available (", cuda::device_count(), " GPUs; this torchlet was built "
+                   "without CUDA or finds no GPU). Use --device cpu or auto");
+    TORCHLET_CHECK(device.index() < cuda::device_count(), "--device ", spec, ": Expected a GPU "
+                   "index below ", cuda::device_count(), " (the number of GPUs), but got ",
+                   device.index());
+  }
+  return device;
+}
+
+void validate(const TrainArgs& a) {
+  TORCHLET_CHECK(a.epochs > 0, "--epochs: Expected a number > 0, but got ", a.epochs);
+  TORCHLET_CHECK(std::isfinite(a.lr) && a.lr > 0, "--lr: Expected a finite number > 0, but got ",
+                 a.lr);
+  TORCHLET_CHECK(std::isfinite(a.momentum) && a.momentum >= 0 && a.momentum < 1,
+                 "--momentum: Expected a number in [0, 1), but got ", a.momentum);
+  TORCHLET_CHECK(a.optimizer == "sgd" || a.optimizer == "adam",
+                 "--optimizer: Expected sgd or adam, but got '", a.optimizer, "'");
+  TORCHLET_CHECK(!a.hidden.empty(), "--hidden: Expected at least one width, e.g. 10 or 64,64");
+  for (int64_t w : a.hidden)
+    TORCHLET_CHECK(w > 0, "--hidden: Expected widths > 0, but got ", w);
+  TORCHLET_CHECK(a.batch_size >= 0, "--batch-size: Expected a number >= 0 (0 = full batch), "
+                 "but got ", a.batch_size);
+  TORCHLET_CHECK(a.record_every >= 0, "--record-every: Expected a number >= 0, but got ",
+                 a.record_every);
+  TORCHLET_CHECK(a.print_every >= 0, "--print-every: Expected a number >= 0, but got ",
+                 a.print_every);
+  TORCHLET_CHECK(std::isfinite(a.test_size) && a.test_size > 0 && a.test_size < 1,
+                 "--test-size: Expected a fraction in (0, 1), but got ", a.test_size);
+  TORCHLET_CHECK(a.scale == "minmax" || a.scale == "standard" || a.scale == "none",
+                 "--scale: Expected minmax, standard or none, but got '", a.scale, "'");
+  if (!a.no_plot) io::check_writable_path(a.plot, "--plot");
+}
+
+data::Dataset load(const TrainArgs& a) {
+  if (a.data == "iris") {
+    TORCHLET_CHECK(a.label.empty(), "--label: Expected no --label with the built-in Iris data");
+    return data::load_iris();
+  }
+  return data::read_csv(a.data, a.label);
+}
+
+// Scales the training part and applies the same transform to the test part.
+void scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
+  if (how == "minmax") {
+    data::MinMaxScaler scaler;
+    X_train = scaler.fit_transform(X_train);
+    X_test = scaler.transform(X_test);
+  } else if (how == "standard") {
+    data::StandardScaler scaler;
+    X_train = scaler.fit_transform(X_train);
+    X_test = scaler.transform(X_test);
+  }
+}
+
+std::string widths_str(const std::vector<int64_t>& widths) {
+  std::string s;
+  for (std::size_t i = 0; i < widths.size(); ++i) s += (i ? "-" : "") + std::to_string(widths[i]);
+  return s;
+}
+
+void write_plot(const std::string& path, const FitResult& fit, const std::string& title) {
+  report::LineChart chart;
+  chart.title = title;
+  chart.x_label = "epoch";
+  chart.y_label = "loss (cross-entropy)";
+  report::Series series{"training loss", {}, {}};
+  for (std::size_t i = 0; i < fit.losses.size(); ++i) {
+    series.x.push_back(static_cast<double>(fit.loss_epochs[i]));
+    series.y.push_back(fit.losses[i]);
+  }
+  chart.series.push_back(std::move(series));
+  io::write_file_atomic(path, report::render_svg(chart));
+}
+
+void run_train(const TrainArgs& a) {
+  validate(a);
+  const Device device = resolve_device(a.device);
+  data::Dataset ds = load(a);
+  const int64_t rows = ds.X.size(0);
+  const auto n_test = static_cast<int64_t>(std::ceil(a.test_size * static_cast<double>(rows)));
+  TORCHLET_CHECK(rows - n_test >= 1, a.data, ": Expected enough rows for a train/test split with "
+                 "--test-size ", a.test_size, ", but got ", rows, " rows (", n_test,
+                 " for testing, ", rows - n_test, " for training)");
+  auto [X_train, X_test, y_train, y_test] =
+      data::train_test_split(ds.X, ds.y, a.test_size, a.split_seed);
+  const int64_t train_rows = X_train.size(0), test_rows = X_test.size(0);
+  TORCHLET_CHECK(a.batch_size <= train_rows, "--batch-size: Expected at most ", train_rows,
+                 " (the training rows), but got ", a.batch_size);
+  scale(a.scale, X_train, X_test);
+
+  const int64_t features = ds.X.size(1), classes = static_cast<int64_t>(ds.class_names.size());
+  std::vector<int64_t> widths{features};
+  widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
+  widths.push_back(classes);
+  manual_seed(a.seed);
+  auto model = make_mlp(widths);
+  model->to(device);
+  X_train = X_train.to(device), X_test = X_test.to(device);
+  y_train = y_train.to(device), y_test = y_test.to(device);
+  std::unique_ptr<optim::Optimizer> optimizer;
+  if (a.optimizer == "sgd")
+    optimizer = std::make_unique<optim::SGD>(model->parameters(), a.lr, a.momentum);
+  else
+    optimizer = std::make_unique<optim::Adam>(model->parameters(), a.lr);
+  int64_t n_params = 0;
+  for (const Tensor& p : model->parameters()) n_params += p.numel();
+
+  std::FILE* out = a.json ? stderr : stdout;
+  const Style style = a.json ? Style{} : stderr_style();
+  const std::string data_name = a.data == "iris" ? "Iris (built in)" : a.data;
+  fmt::print(out, "data:      {}: {} rows, {} features, {} classes; {} train / {} test rows\n",
+             data_name, ds.X.size(0), features, classes, train_rows, test_rows);
+  fmt::print(out, "model:     MLP {} ({} parameters), {} lr {}{}, {}\n", widths_str(widths),
+             n_params, a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
+             a.momentum > 0 ? fmt::format(" momentum {}", a.momentum) : "",
+             a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch");
+  fmt::print(out, "device:    {}\n", device.str());
+  std::fflush(out);
+
+  ProgressBar bar(a.epochs, !a.json && stderr_is_terminal(), stderr_style());
+  FitOptions fit_options{a.epochs, a.batch_size, a.record_every, a.seed, !a.eager};
+  FitResult fit = cli::fit(*model, *optimizer, X_train, y_train, fit_options,
+                           [&](int64_t epoch, const Tensor& loss) {
+                             if (a.print_every && epoch % a.print_every == 0) {
+                               bar.clear();
+                               fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs,
+                                          loss.item());
+                             } else if (bar.due()) {
+                               bar.draw(epoch, loss.item());
+                             }
+                             return true;
+                           });
+  bar.clear();
+
+  std::vector<int64_t> predicted, truth = y_test.to_vector<int64_t>();
+  {
+    NoGradGuard no_grad;
+    predicted = (*model)(X_test).argmax(1).to_vector<int64_t>();
+  }
+  const report::ClassificationReport rep =
+      report::classification_report(truth, predicted, ds.class_names);
+  const double epoch_us = fit.train_s / static_cast<double>(fit.epochs_done) * 1e6;
+  fmt::print(out, "training:  {:.3f} s for {} epochs ({:.2f} us per epoch)\n", fit.train_s,
+             fit.epochs_done, epoch_us);
+  fmt::print(out, "loss:      {:.4f} (final)", fit.final_loss);
+  if (!fit.losses.empty())
+    fmt::print(out, "  {}", report::sparkline({fit.losses.begin(), fit.losses.end()}, 50));
+  fmt::print(out, "\n");
+  if (!a.no_plot && !fit.losses.empty()) {
+    write_plot(a.plot, fit, fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths),
+                                        data_name, device.str()));
+    fmt::print(out, "plot:      {}\n", a.plot);
+  }
+  int64_t correct = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
+  fmt::print(out, "{}\n\n{}", style.bold(fmt::format("test accuracy: {:.4f} ({}/{})",
+                                                      rep.accuracy, correct, truth.size())),
+             rep.str());
+  if (!a.json) return;
+
+  nlohmann::json j;
+  j["torchlet_version"] = TORCHLET_VERSION;
+  j["device"] = device.str();
+  j["data"] = a.data;
+  j["rows"] = ds.X.size(0);
+  j["features"] = features;
+  j["classes"] = ds.class_names;
+  j["train_rows"] = train_rows;
+  j["test_rows"] = test_rows;
+  j["layers"] = widths;
+  j["parameters"] = n_params;
+  j["optimizer"] = a.optimizer;
+  j["lr"] = a.lr;
+  j["momentum"] = a.momentum;
+  j["batch_size"] = a.batch_size;
+  j["seed"] = a.seed;
+  j["scale"] = a.scale;
+  j["fused"] = !a.eager;
+  j["epochs"] = fit.epochs_done;
+  j["train_s"] = fit.train_s;
+  j["epoch_us"] = epoch_us;
+  j["final_loss"] = fit.final_loss;
+  j["test_acc"] = rep.accuracy;
+  j["record_every"] = a.record_every;
+  j["loss_epochs"] = fit.loss_epochs;
+  j["losses"] = fit.losses;
+  j["precision"] = rep.precision;
+  j["recall"] = rep.recall;
+  j["f1"] = rep.f1;
+  j["support"] = rep.support;
+  j["confusion"] = rep.confusion;
+  j["plot"] = a.no_plot || fit.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.plot);
+  fmt::print("{}\n", j.dump());
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "train", "Train an MLP classifier; with no options, the course's Iris experiment");
+  cmd->add_option("--device", args->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--epochs", args->epochs, "Passes over the training data")->capture_default_str();
+  cmd->add_option("--lr", args->lr, "Learning rate")->capture_default_str();
+  cmd->add_option("--optimizer", args->optimizer, "sgd or adam")->capture_default_str();
+  cmd->add_option("--momentum", args->momentum, "SGD momentum")->capture_default_str();
+  cmd->add_option("--hidden", args->hidden, "Hidden layer widths, e.g. 10 or 64,64")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--batch-size", args->batch_size, "Rows per step; 0 = the whole training set")
+      ->capture_default_str();
+  cmd->add_option("--record-every", args->record_every, "Record the loss every N epochs; 0 = never")
+      ->capture_default_str();
+  cmd->add_option("--print-every", args->print_every, "Print a line every N epochs; 0 = never")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed for the initial weights and batch order")
+      ->capture_default_str();
+  cmd->add_option("--test-size", args->test_size, "Fraction of rows held out for the test")
+      ->capture_default_str();
+  cmd->add_option("--split-seed", args->split_seed, "random_state of the train/test split")
+      ->capture_default_str();
+  cmd->add_option("--scale", args->scale, "Feature scaling: minmax, standard or none")
+      ->capture_default_str();
+  cmd->add_option("--data", args->data, "iris (built in) or a CSV file with a header row")
+      ->capture_default_str();
+  cmd->add_option("--label", args->label, "The CSV's label column, by name or 0-based index "
+                                          "(default: the last column)");
+  cmd->add_option("--plot", args->plot, "Where to write the loss curve (SVG)")->capture_default_str();
+  cmd->add_flag("--no-plot", args->no_plot, "Do not write the loss curve");
+  cmd->add_flag("--eager", args->eager,
+                 "Run each step op by op with autograd instead of one fused call (slower; "
+                 "for comparison)");
+  cmd->add_flag("--json", args->json, "Print one JSON object on stdout (human text to stderr)");
+  cmd->callback([args] { run_train(*args); });
+}
+
+}  // namespace torchlet::cli

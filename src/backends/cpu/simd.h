@@ -1,0 +1,59 @@
+// Portable 8-float vectors (GCC vector extensions) for the CPU kernels that need more than
+// the auto-vectoriser gives: loads, stores, a horizontal sum, and a vectorised expf.
+// Functions that use them are compiled twice ([[gnu::target_clones]]: AVX2+FMA and baseline
+// x86-64), so these helpers are always inlined into each clone.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+// Passing v8 by value would change the ABI of a baseline function, but every helper here is
+// always inlined, so GCC's note about it does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace torchlet::backend::cpu::simd {
+
+using v8 = float __attribute__((vector_size(32)));
+using v8i = int32_t __attribute__((vector_size(32)));
+
+#define TORCHLET_SIMD_INLINE [[gnu::always_inline]] inline
+#define TORCHLET_SIMD_CLONES [[gnu::target_clones("arch=x86-64-v3", "default")]]
+
+TORCHLET_SIMD_INLINE v8 load(const float* p) {
+  v8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+TORCHLET_SIMD_INLINE void store(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+TORCHLET_SIMD_INLINE v8 splat(float x) { return v8{} + x; }
+TORCHLET_SIMD_INLINE v8 max(v8 a, v8 b) { return a > b ? a : b; }
+TORCHLET_SIMD_INLINE float sum(v8 v) {
+  float lanes[8];
+  std::memcpy(lanes, &v, sizeof lanes);
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// e^x to about 2 ulp (Cephes' expf polynomial after reduction by ln 2); inputs are clamped
+// to [-87.3, 88.7], so the result is finite and normal.
+TORCHLET_SIMD_INLINE v8 exp(v8 x) {
+  x = x < splat(88.7f) ? x : splat(88.7f);
+  x = x > splat(-87.3f) ? x : splat(-87.3f);
+  const v8 fx = x * 1.44269504088896341f + 0.5f;
+  v8 n = __builtin_convertvector(__builtin_convertvector(fx, v8i), v8);
+  n = n > fx ? n - 1.0f : n;  // floor
+  const v8 r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  v8 p = splat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const v8 y = p * r * r + r + 1.0f;
+  const v8i bits = (__builtin_convertvector(n, v8i) + 127) << 23;
+  v8 scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return y * scale;
+}
+
+}  // namespace torchlet::backend::cpu::simd

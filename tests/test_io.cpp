@@ -1,0 +1,195 @@
+// torchlet::io: write_file_atomic replaces files whole or not at all (a failed write leaves
+// the old file and no temporary behind), and check_writable_path's messages, word for word.
+// Tests run as root, so failures come from missing folders, files in the way and file size
+// limits, not from permissions.
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "testing.h"
+#include "torchlet/io/file.h"
+
+namespace torchlet::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under GoogleTest's temporary directory, removed with everything in it.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string name = ::testing::TempDir() + "torchlet-io-XXXXXX";
+    path_ = mkdtemp(name.data());
+  }
+  ~TempFolder() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> entries(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+using Names = std::vector<std::string>;
+
+TEST(IoWriteFileAtomic, WritesAndReplacesContentLeavingNoTemporary) {
+  TempFolder dir;
+  write_file_atomic(dir / "out.txt", "first version, longer than the second\n");
+  EXPECT_EQ(read_text(dir / "out.txt"), "first version, longer than the second\n");
+  write_file_atomic(dir / "out.txt", "second\n");
+  EXPECT_EQ(read_text(dir / "out.txt"), "second\n");
+  write_file_atomic(dir / "empty.txt", "");
+  EXPECT_EQ(read_text(dir / "empty.txt"), "");
+  std::string binary("a\0b\xff", 4);
+  write_file_atomic(dir / "binary.bin", binary);
+  EXPECT_EQ(read_text(dir / "binary.bin"), binary);
+  Names names = entries(dir.path());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (Names{"binary.bin", "empty.txt", "out.txt"}));
+}
+
+TEST(IoWriteFileAtomic, NewFilesAreReadableAndReplacedFilesKeepTheirMode) {
+  TempFolder dir;
+  struct stat info {};
+  write_file_atomic(dir / "new.txt", "x");
+  ASSERT_EQ(stat((dir / "new.txt").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0644u);
+  chmod((dir / "new.txt").c_str(), 0600);
+  write_file_atomic(dir / "new.txt", "y");
+  ASSERT_EQ(stat((dir / "new.txt").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
+}
+
+TEST(IoWriteFileAtomic, MissingFolderNamesPathReasonAndFolder) {
+  TempFolder dir;
+  const std::string path = dir / "nope/loss.svg";
+  EXPECT_EQ(error_of([&] { write_file_atomic(path, "data"); }),
+            "Cannot write '" + path + "': No such file or directory (the folder '" +
+                (dir / "nope") + "' does not exist)");
+  EXPECT_TRUE(entries(dir.path()).empty());
+}
+
+TEST(IoWriteFileAtomic, FileInPlaceOfTheFolderIsUntouched) {
+  TempFolder dir;
+  write_file_atomic(dir / "notes.txt", "keep me");
+  const std::string path = dir / "notes.txt/loss.svg";
+  EXPECT_EQ(error_of([&] { write_file_atomic(path, "data"); }),
+            "Cannot write '" + path + "': Not a directory ('" + (dir / "notes.txt") +
+                "' is not a folder)");
+  EXPECT_EQ(read_text(dir / "notes.txt"), "keep me");
+  EXPECT_EQ(entries(dir.path()), Names{"notes.txt"});
+}
+
+TEST(IoWriteFileAtomic, FolderAtTheTargetIsUntouchedAndNoTemporaryRemains) {
+  TempFolder dir;
+  fs::create_directory(dir / "out");
+  write_file_atomic(dir / "out/inside.txt", "inside");
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir / "out", "data"); }),
+            "Cannot write '" + (dir / "out") + "': Is a directory");
+  EXPECT_TRUE(fs::is_directory(dir / "out"));
+  EXPECT_EQ(read_text(dir / "out/inside.txt"), "inside");
+  EXPECT_EQ(entries(dir.path()), Names{"out"});
+}
+
+// Lowers the file size limit (and ignores SIGXFSZ, so write() fails with EFBIG instead of
+// killing the process) for the scope: a failure halfway through writing, even as root.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    previous_handler_ = signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    signal(SIGXFSZ, previous_handler_);
+  }
+
+ private:
+  rlimit saved_{};
+  void (*previous_handler_)(int) = nullptr;
+};
+
+TEST(IoWriteFileAtomic, FailedWriteKeepsTheOldFileAndRemovesTheTemporary) {
+  TempFolder dir;
+  write_file_atomic(dir / "model.json", "old content");
+  std::string message;
+  {
+    FileSizeLimit limit(1024);
+    message = error_of([&] { write_file_atomic(dir / "model.json", std::string(8192, 'x')); });
+  }
+  EXPECT_EQ(message, "Cannot write '" + (dir / "model.json") + "': File too large");
+  EXPECT_EQ(read_text(dir / "model.json"), "old content");
+  EXPECT_EQ(entries(dir.path()), Names{"model.json"});
+}
+
+TEST(IoWriteFileAtomic, RejectsPathsThatNameNoFile) {
+  EXPECT_EQ(error_of([] { write_file_atomic("", "x"); }),
+            "Expected a file path to write, but got an empty one");
+  TempFolder dir;
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir.path() + "/", "x"); }),
+            "Cannot write '" + dir.path() + "/': Expected a file path, but it ends in '/'");
+}
+
+TEST(IoCheckWritablePath, AcceptsNewAndExistingFilesInExistingFolders) {
+  TempFolder dir;
+  EXPECT_NO_THROW(check_writable_path(dir / "loss.svg", "--plot"));
+  EXPECT_TRUE(entries(dir.path()).empty());  // checking creates nothing
+  write_file_atomic(dir / "loss.svg", "old");
+  EXPECT_NO_THROW(check_writable_path(dir / "loss.svg", "--plot"));
+  EXPECT_NO_THROW(check_writable_path("loss.svg", "--plot"));  // in the working folder
+}
+
+TEST(IoCheckWritablePath, MessagesNameTheOptionThePathAndTheFolder) {
+  EXPECT_EQ(error_of([] { check_writable_path("torchlet-no-such-folder/loss.svg", "--plot"); }),
+            "--plot: Expected a path in an existing folder, but the folder "
+            "'torchlet-no-such-folder' of 'torchlet-no-such-folder/loss.svg' does not exist");
+  TempFolder dir;
+  write_file_atomic(dir / "notes.txt", "x");
+  EXPECT_EQ(error_of([&] { check_writable_path(dir / "notes.txt/loss.svg", "--plot"); }),
+            "--plot: Expected a path in an existing folder, but '" + (dir / "notes.txt") +
+                "' of '" + (dir / "notes.txt/loss.svg") + "' is not a folder");
+  EXPECT_EQ(error_of([&] { check_writable_path(dir.path(), "--save"); }),
+            "--save: Expected a file path, but '" + dir.path() + "' is a folder");
+  EXPECT_EQ(error_of([&] { check_writable_path(dir.path() + "/", "--save"); }),
+            "--save: Expected a file path, but got the folder path '" + dir.path() + "/'");
+  EXPECT_EQ(error_of([] { check_writable_path("", "--save"); }),
+            "--save: Expected a file path, but got an empty one");
+}
+
+}  // namespace
+}  // namespace torchlet::io
