@@ -108,3 +108,48 @@ TEST(FusedMlp, TrainsIrisLikeTheEagerLoop) {
 
 }  // namespace
 }  // namespace torchlet
+
+namespace torchlet {
+namespace {
+
+TEST(FusedMlp, ReplayedSgdStepsMatchOneStepAtATime) {
+  auto run = [](bool replay) {
+    manual_seed(2);
+    nn::Sequential model;
+    model.add<nn::Linear>(4, 10);
+    model.add<nn::ReLU>();
+    model.add<nn::Linear>(10, 3);
+    auto iris = data::load_iris();
+    optim::SGD sgd(model.parameters(), 0.1, 0.0, 0.01);
+    nn::FusedMlp fused(model);
+    std::vector<float> losses;
+    if (replay) {
+      for (int chunk = 0; chunk < 3; ++chunk)
+        for (float l : fused.train_sgd(iris.X, iris.y, sgd, 40).to_vector<float>())
+          losses.push_back(l);
+    } else {
+      for (int step = 0; step < 120; ++step) {
+        sgd.zero_grad();
+        losses.push_back(fused.loss_and_grads(iris.X, iris.y).item());
+        sgd.step();
+      }
+    }
+    losses.push_back(model.parameters()[0].sum().item());  // the weights end up the same too
+    return losses;
+  };
+  EXPECT_TRUE(testing::all_close(run(true), run(false), 1e-6, 1e-5));
+}
+
+TEST(FusedMlp, ReplayRefusesMomentumAndForeignOptimizers) {
+  nn::Sequential model;
+  model.add<nn::Linear>(2, 2);
+  nn::FusedMlp fused(model);
+  optim::SGD momentum(model.parameters(), 0.1, 0.9);
+  EXPECT_THROW(fused.train_sgd(ones({2, 2}), tensor({0, 1}), momentum, 5), Error);
+  nn::Linear other(2, 2);
+  optim::SGD foreign(other.parameters(), 0.1);
+  EXPECT_THROW(fused.train_sgd(ones({2, 2}), tensor({0, 1}), foreign, 5), Error);
+}
+
+}  // namespace
+}  // namespace torchlet

@@ -171,7 +171,8 @@ void run_train(const TrainArgs& a) {
   std::fflush(out);
 
   ProgressBar bar(a.epochs, !a.json && stderr_is_terminal(), stderr_style());
-  FitOptions fit_options{a.epochs, a.batch_size, a.record_every, a.seed, !a.eager};
+  FitOptions fit_options{a.epochs, a.batch_size, a.record_every, a.seed, !a.eager,
+                         a.print_every};
   FitResult fit = cli::fit(*model, *optimizer, X_train, y_train, fit_options,
                            [&](int64_t epoch, const Tensor& loss) {
                              if (a.print_every && epoch % a.print_every == 0) {

@@ -27,6 +27,15 @@ Tensor shuffled_rows(int64_t n, std::mt19937_64& rng, const Device& device) {
   return tensor(order, device);
 }
 
+// The last epoch of the replayed chunk that starts at `first`: at most 100 epochs, ending
+// where the loss must be recorded or shown.
+int64_t chunk_end(int64_t first, const FitOptions& options) {
+  int64_t last = std::min(options.epochs, first + 99);
+  for (int64_t every : {options.record_every, options.print_every})
+    if (every > 0) last = std::min(last, (first + every - 1) / every * every);
+  return last;
+}
+
 }  // namespace
 
 FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& X, const Tensor& y,
@@ -57,9 +66,17 @@ FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& 
   };
   FitResult result;
   Tensor epoch_loss;
+  // Replays whole chunks of full-batch plain-SGD epochs in one call when it can.
+  auto* sgd = dynamic_cast<optim::SGD*>(&optimizer);
+  const bool replay = fused && batches == 1 && sgd && sgd->momentum() == 0.0;
   const auto start = Clock::now();
   for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
-    if (batches == 1) {
+    if (replay) {
+      const int64_t last = chunk_end(epoch, options);
+      Tensor losses = fused->train_sgd(X, y, *sgd, last - epoch + 1);
+      epoch = last;
+      epoch_loss = losses.slice(0, -1, losses.size(0)).reshape({});
+    } else if (batches == 1) {
       epoch_loss = step(Tensor());
     } else {
       Tensor order = shuffled_rows(rows, rng, device);

@@ -24,6 +24,10 @@ struct FitOptions {
   // One backend call per step (nn::FusedMlp) instead of recorded ops: same results, far
   // less overhead for small models. Used when the model is a plain MLP.
   bool fused = true;
+  // Epochs at which the callback must see the loss (0: none): with full-batch plain SGD the
+  // fused steps are replayed in chunks of up to 100 epochs inside one backend call, and
+  // chunks end at these epochs and at recorded ones.
+  int64_t print_every = 0;
 };
 
 struct FitResult {
@@ -34,8 +38,9 @@ struct FitResult {
   double train_s = 0.0;  // wall time of the loop, the device synchronised at the end
 };
 
-// Called after each epoch with its 1-based number and its loss (still on the device: reading
-// it synchronises, so callbacks read it only when they print). Returning false stops training.
+// Called after each epoch (or each replayed chunk of epochs, see FitOptions::print_every) with
+// the 1-based number of the last epoch done and its loss (still on the device: reading it
+// synchronises, so callbacks read it only when they print). Returning false stops training.
 using EpochCallback = std::function<bool(int64_t epoch, const Tensor& loss)>;
 
 FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& X, const Tensor& y,

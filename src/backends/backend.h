@@ -44,8 +44,8 @@ struct AdamOptions {
 struct MlpStep {
   int layers;
   const int64_t* widths;             // layers + 1 entries (host memory)
-  const float* const* weight;        // per layer (host array of device pointers)
-  const float* const* bias;
+  float* const* weight;              // per layer (host array of device pointers)
+  float* const* bias;                // (updated in place only by mlp_sgd_steps)
   float* const* weight_grad;         // written (not accumulated)
   float* const* bias_grad;
   const float* x;                    // [x_rows, widths[0]]
@@ -54,6 +54,11 @@ struct MlpStep {
   const int64_t* rows;               // the batch's row indices (checked), or null: 0..n-1
   int64_t n;                         // rows in the batch
   float* loss;                       // one float
+};
+
+// Plain SGD (no momentum): p -= lr * (grad + weight_decay * p).
+struct MlpSgd {
+  float lr, weight_decay;
 };
 
 class Backend {
@@ -127,6 +132,11 @@ class Backend {
 
   // The whole MlpStep in one call: no intermediate tensors, no autograd graph.
   virtual void mlp_step(const MlpStep& step) = 0;
+  // `steps` full MlpSteps on the same batch, each followed by an SGD update of the weights
+  // and biases in place (a training step replayed without returning to the host): losses
+  // (device memory, `steps` floats) get each step's loss; step.loss is not used.
+  virtual void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps,
+                             float* losses) = 0;
 
   // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
   // momentum_buf is used when momentum != 0; first_step initialises it to the gradient.

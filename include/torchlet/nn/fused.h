@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "torchlet/nn/layers.h"
+#include "torchlet/optim/optimizer.h"
 
 namespace torchlet::nn {
 
@@ -23,7 +24,15 @@ class FusedMlp {
   // X [N, in] float32, y [N] int64; rows: int64 indices of the batch, undefined for all N.
   Tensor loss_and_grads(const Tensor& X, const Tensor& y, const Tensor& rows = Tensor());
 
+  // `steps` full-batch training steps, each exactly `sgd.zero_grad(); loss_and_grads(X, y);
+  // sgd.step();`, replayed inside one backend call: the captured step, run again and again
+  // without returning to the host. Returns the `steps` losses ([steps] on X's device, not
+  // synchronised). `sgd` must hold this model's parameters and use no momentum.
+  Tensor train_sgd(const Tensor& X, const Tensor& y, const optim::SGD& sgd, int64_t steps);
+
  private:
+  void publish_grads();  // points each parameter's grad() at this step's gradient buffer
+
   std::vector<Linear*> layers_;
   std::vector<int64_t> widths_;
   std::vector<Tensor> weight_grads_, bias_grads_;

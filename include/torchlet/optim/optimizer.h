@@ -32,6 +32,9 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, double lr, double momentum = 0.0, double weight_decay = 0.0,
       bool nesterov = false);
   void step() override;
+  double momentum() const noexcept { return momentum_; }
+  double weight_decay() const noexcept { return weight_decay_; }
+  bool nesterov() const noexcept { return nesterov_; }
 
  private:
   double momentum_, weight_decay_;

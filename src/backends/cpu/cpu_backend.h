@@ -51,6 +51,8 @@ class CpuBackend final : public Backend {
                               float* dlogits, int64_t n, int64_t c) override;
 
   void mlp_step(const MlpStep& step) override;
+  void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps,
+                     float* losses) override;
 
   void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
                 const SgdOptions& options, bool first_step) override;

@@ -18,12 +18,18 @@ namespace {
 using simd::v8;
 
 // Runs body.template operator()<V>(v) over the vectors of a row of np floats: blocks of four
-// vectors (independent accumulators keep the FMA units busy), then single vectors.
+// vectors, then one block of the 1-3 left, so each accumulator chain stays short and several
+// run side by side (a lone chain waits on FMA latency).
 template <typename Body>
 TORCHLET_SIMD_INLINE void for_vector_blocks(int64_t np, Body&& body) {
   int64_t v = 0;
   for (; v + 32 <= np; v += 32) body.template operator()<4>(v);
-  for (; v < np; v += 8) body.template operator()<1>(v);
+  switch ((np - v) / 8) {
+    case 3: body.template operator()<3>(v); break;
+    case 2: body.template operator()<2>(v); break;
+    case 1: body.template operator()<1>(v); break;
+    default: break;
+  }
 }
 
 // Z[j][:] = b[j] + sum_i W[j][i] A[i][:], then ReLU when `relu`; A is [in][np], Z [out][np].
@@ -81,27 +87,35 @@ TORCHLET_SIMD_INLINE double softmax_cross_entropy(int64_t c, int64_t n, int64_t 
   return total + std::log(product);
 }
 
+// dW[j][i .. i+U) = sum_col dZ[j][col] A[i + u][col]: U dot products sharing each load of
+// dZ[j]; the first block also sums dZ[j] into db[j].
+template <int U>
+TORCHLET_SIMD_INLINE void weight_grad_block(int64_t i, int64_t np, const float* dzj,
+                                            const float* a, float* dwj, float* dbj) {
+  v8 acc[U] = {}, bsum{};
+  for (int64_t v = 0; v < np; v += 8) {
+    const v8 d = simd::load(dzj + v);
+    if (dbj) bsum += d;
+    for (int u = 0; u < U; ++u) acc[u] += d * simd::load(a + (i + u) * np + v);
+  }
+  for (int u = 0; u < U; ++u) dwj[i + u] = simd::sum(acc[u]);
+  if (dbj) *dbj = simd::sum(bsum);
+}
+
 // dW[j][i] = sum_col dZ[j][col] A[i][col]; db[j] = sum_col dZ[j][col].
 TORCHLET_SIMD_INLINE void weight_grads(int64_t in, int64_t out, int64_t np, const float* dz,
                                        const float* a, float* dw, float* db) {
   for (int64_t j = 0; j < out; ++j) {
     const float* dzj = dz + j * np;
-    v8 bsum{};
-    for (int64_t v = 0; v < np; v += 8) bsum += simd::load(dzj + v);
-    db[j] = simd::sum(bsum);
+    float* dwj = dw + j * in;
+    float* dbj = db + j;  // summed once, by the first block
     int64_t i = 0;
-    for (; i + 4 <= in; i += 4) {  // four dot products share each load of dZ[j]
-      v8 acc[4] = {};
-      for (int64_t v = 0; v < np; v += 8) {
-        const v8 d = simd::load(dzj + v);
-        for (int u = 0; u < 4; ++u) acc[u] += d * simd::load(a + (i + u) * np + v);
-      }
-      for (int u = 0; u < 4; ++u) dw[j * in + i + u] = simd::sum(acc[u]);
-    }
-    for (; i < in; ++i) {
-      v8 acc{};
-      for (int64_t v = 0; v < np; v += 8) acc += simd::load(dzj + v) * simd::load(a + i * np + v);
-      dw[j * in + i] = simd::sum(acc);
+    for (; i + 4 <= in; i += 4, dbj = nullptr) weight_grad_block<4>(i, np, dzj, a, dwj, dbj);
+    switch (in - i) {
+      case 3: weight_grad_block<3>(i, np, dzj, a, dwj, dbj); break;
+      case 2: weight_grad_block<2>(i, np, dzj, a, dwj, dbj); break;
+      case 1: weight_grad_block<1>(i, np, dzj, a, dwj, dbj); break;
+      default: break;
     }
   }
 }
@@ -127,8 +141,16 @@ int64_t widest_of(const MlpStep& s) {
   return widest;
 }
 
-TORCHLET_SIMD_CLONES void run(const MlpStep& s, float* work, const int64_t* t, const float* tf,
-                              const float* lane_scale, int64_t np, double* total) {
+// p -= lr * (g + weight_decay * p), PyTorch's SGD without momentum.
+TORCHLET_SIMD_INLINE void sgd_update(float* p, const float* g, int64_t n, const MlpSgd& sgd) {
+  for (int64_t i = 0; i < n; ++i) p[i] -= sgd.lr * (g[i] + sgd.weight_decay * p[i]);
+}
+
+// `steps` steps on the same batch; losses[i] gets step i's mean loss; with sgd, the weights
+// are updated after each step.
+TORCHLET_SIMD_CLONES void run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses,
+                              float* work, const int64_t* t, const float* tf,
+                              const float* lane_scale, int64_t np) {
   const int layers = s.layers;
   const int64_t* w = s.widths;
   // act[l]: layer l's input [w[l]][np]; act[layers]: logits, then the loss gradient.
@@ -137,32 +159,38 @@ TORCHLET_SIMD_CLONES void run(const MlpStep& s, float* work, const int64_t* t, c
   for (int l = 0; l <= layers; ++l) act[l] = cursor, cursor += w[l] * np;
   float* scratch[2] = {cursor, cursor + widest_of(s) * np};  // gradients flowing back
   const int64_t f = w[0];
-  for (int64_t col = 0; col < np; ++col)
-    for (int64_t i = 0; i < f; ++i)
+  for (int64_t i = 0; i < f; ++i)
+    for (int64_t col = 0; col < np; ++col)
       act[0][i * np + col] = col < s.n ? s.x[(s.rows ? s.rows[col] : col) * f + i] : 0.0f;
-  for (int l = 0; l < layers; ++l)
-    affine(w[l], w[l + 1], np, s.weight[l], s.bias[l], act[l], act[l + 1], l + 1 < layers);
-  *total = softmax_cross_entropy(w[layers], s.n, np, act[layers], t, tf, lane_scale);
-  float* dz = act[layers];
-  for (int l = layers - 1; l >= 0; --l) {
-    weight_grads(w[l], w[l + 1], np, dz, act[l], s.weight_grad[l], s.bias_grad[l]);
-    if (l == 0) break;
-    float* da = scratch[l % 2];
-    input_grads(w[l], w[l + 1], np, s.weight[l], dz, act[l], da);
-    dz = da;
+  for (int64_t step = 0; step < steps; ++step) {
+    for (int l = 0; l < layers; ++l)
+      affine(w[l], w[l + 1], np, s.weight[l], s.bias[l], act[l], act[l + 1], l + 1 < layers);
+    const double total = softmax_cross_entropy(w[layers], s.n, np, act[layers], t, tf, lane_scale);
+    losses[step] = static_cast<float>(total / static_cast<double>(s.n));
+    float* dz = act[layers];
+    for (int l = layers - 1; l >= 0; --l) {
+      weight_grads(w[l], w[l + 1], np, dz, act[l], s.weight_grad[l], s.bias_grad[l]);
+      if (l == 0) break;
+      float* da = scratch[l % 2];
+      input_grads(w[l], w[l + 1], np, s.weight[l], dz, act[l], da);
+      dz = da;
+    }
+    if (!sgd) continue;
+    for (int l = 0; l < layers; ++l) {
+      sgd_update(s.weight[l], s.weight_grad[l], w[l] * w[l + 1], *sgd);
+      sgd_update(s.bias[l], s.bias_grad[l], w[l + 1], *sgd);
+    }
   }
 }
 
-}  // namespace
-
-void CpuBackend::mlp_step(const MlpStep& s) {
+// Checks the batch's rows and targets, lays out per-column constants, and runs.
+void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) {
   const int64_t np = (s.n + 7) / 8 * 8;
   const int64_t classes = s.widths[s.layers];
   int64_t total_width = 0;
   for (int l = 0; l <= s.layers; ++l) total_width += s.widths[l];
-  thread_local std::vector<float> work;
+  thread_local std::vector<float> work, target_floats, lane_scale;
   thread_local std::vector<int64_t> targets;
-  thread_local std::vector<float> target_floats, lane_scale;
   work.resize(static_cast<std::size_t>((total_width + 2 * widest_of(s)) * np));
   targets.assign(static_cast<std::size_t>(np), 0);
   target_floats.assign(static_cast<std::size_t>(np), -1.0f);
@@ -178,9 +206,17 @@ void CpuBackend::mlp_step(const MlpStep& s) {
     targets[col] = t;
     target_floats[col] = static_cast<float>(t);
   }
-  double total = 0.0;
-  run(s, work.data(), targets.data(), target_floats.data(), lane_scale.data(), np, &total);
-  s.loss[0] = static_cast<float>(total / static_cast<double>(s.n));
+  run(s, sgd, steps, losses, work.data(), targets.data(), target_floats.data(),
+      lane_scale.data(), np);
+}
+
+}  // namespace
+
+void CpuBackend::mlp_step(const MlpStep& s) { mlp_run(s, nullptr, 1, s.loss); }
+
+void CpuBackend::mlp_sgd_steps(const MlpStep& s, const MlpSgd& sgd, int64_t steps,
+                               float* losses) {
+  mlp_run(s, &sgd, steps, losses);
 }
 
 }  // namespace torchlet::backend::cpu
