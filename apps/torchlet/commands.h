@@ -8,6 +8,7 @@
 namespace torchlet::cli {
 
 void add_train_command(CLI::App& app);
+void add_info_command(CLI::App& app);
 
 // Exit statuses shared by every command.
 inline constexpr int kExitOk = 0;

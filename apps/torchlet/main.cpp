@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("torchlet ") + TORCHLET_VERSION);
   app.require_subcommand(1);
   cli::add_train_command(app);
+  cli::add_info_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
