@@ -74,8 +74,8 @@ TEST(FusedMlp, RefusesOtherModelsAndBadData) {
   nn::Sequential ok;
   ok.add<nn::Linear>(2, 3);
   nn::FusedMlp fused(ok);
-  EXPECT_THROW(fused.loss_and_grads(ones({4, 3}), tensor({0, 1, 2, 0})), Error);  // features
-  EXPECT_THROW(fused.loss_and_grads(ones({2, 2}), tensor({0, 3})), Error);        // class 3
+  EXPECT_THROW(fused.loss_and_grads(ones({4, 3}), tensor({0, 1, 2, 0})), Error);         // features
+  EXPECT_THROW(fused.loss_and_grads(ones({2, 2}), tensor({0, 3})), Error);               // class 3
   EXPECT_THROW(fused.loss_and_grads(ones({2, 2}), tensor({0, 1}), tensor({2})), Error);  // row
 }
 

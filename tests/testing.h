@@ -31,9 +31,9 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got,
     if (!(err <= worst)) worst = err, worst_i = i;
   }
   if (ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "worst element " << worst_i << ": got " << got[worst_i]
-                                       << ", expected " << want[worst_i] << " (|diff| " << worst
-                                       << ", atol " << atol << ", rtol " << rtol << ")";
+  return ::testing::AssertionFailure()
+         << "worst element " << worst_i << ": got " << got[worst_i] << ", expected "
+         << want[worst_i] << " (|diff| " << worst << ", atol " << atol << ", rtol " << rtol << ")";
 }
 
 // Seeded uniform values in [lo, hi).

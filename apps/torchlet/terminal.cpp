@@ -21,7 +21,8 @@ ProgressBar::ProgressBar(int64_t total, bool enabled, Style style)
 bool ProgressBar::due() const {
   if (!enabled_) return false;
   const auto now = Clock::now();
-  return now - start_ > std::chrono::seconds(1) && now - last_draw_ > std::chrono::milliseconds(100);
+  return now - start_ > std::chrono::seconds(1) &&
+         now - last_draw_ > std::chrono::milliseconds(100);
 }
 
 void ProgressBar::draw(int64_t done, float loss) {

@@ -97,7 +97,8 @@ FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& 
   // Reading the results waits for the device, so the time includes all queued work.
   result.final_loss = epoch_loss.defined() ? epoch_loss.item() : 0.0f;
   const auto all = recorded.to_vector<float>();
-  result.losses.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(result.loss_epochs.size()));
+  result.losses.assign(all.begin(),
+                       all.begin() + static_cast<std::ptrdiff_t>(result.loss_epochs.size()));
   result.train_s = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }

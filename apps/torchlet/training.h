@@ -18,7 +18,7 @@ std::shared_ptr<nn::Sequential> make_mlp(const std::vector<int64_t>& widths);
 
 struct FitOptions {
   int64_t epochs = 20000;
-  int64_t batch_size = 0;    // 0: the whole training set each step, as the course does
+  int64_t batch_size = 0;      // 0: the whole training set each step, as the course does
   int64_t record_every = 200;  // 0: never
   uint64_t seed = 0;           // the mini-batch order
   // One backend call per step (nn::FusedMlp) instead of recorded ops: same results, far
@@ -31,7 +31,7 @@ struct FitOptions {
 };
 
 struct FitResult {
-  std::vector<float> losses;        // the recorded losses (epoch mean over batches)
+  std::vector<float> losses;         // the recorded losses (epoch mean over batches)
   std::vector<int64_t> loss_epochs;  // the 1-based epoch of each recorded loss
   float final_loss = 0.0f;
   int64_t epochs_done = 0;

@@ -17,7 +17,7 @@ class Device {
  public:
   // "cpu", "cuda" (index 0) or "cuda:N"; anything else throws torchlet::Error naming the string.
   Device(std::string_view spec);  // NOLINT: implicit, as torch::Device("cuda:1") is used
-  Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT
+  Device(const char* spec) : Device(std::string_view(spec)) {}         // NOLINT
   Device(const std::string& spec) : Device(std::string_view(spec)) {}  // NOLINT
   // index -1 means "the default one": 0 for CUDA, and always -1 for the CPU.
   explicit Device(DeviceType type, int index = -1);

@@ -53,12 +53,12 @@ std::string str_cat(const Args&... args) {
   } while (false)
 
 // An internal invariant: failing means a bug in torchlet, not in the caller's code.
-#define TORCHLET_ASSERT(cond, ...)                                                            \
-  do {                                                                                        \
-    if (!(cond)) [[unlikely]] {                                                               \
-      ::torchlet::detail::throw_error(                                                        \
+#define TORCHLET_ASSERT(cond, ...)                                                           \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]] {                                                              \
+      ::torchlet::detail::throw_error(                                                       \
           ::torchlet::detail::str_cat("torchlet internal error (please report): " #cond " ", \
-                                      ##__VA_ARGS__),                                         \
-          __FILE__, __LINE__, __func__);                                                      \
-    }                                                                                         \
+                                      ##__VA_ARGS__),                                        \
+          __FILE__, __LINE__, __func__);                                                     \
+    }                                                                                        \
   } while (false)

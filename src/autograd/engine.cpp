@@ -60,8 +60,8 @@ void run_backward(const Tensor& root, const Tensor& gradient) {
     grad = ones(root.shape(), TensorOptions(root.device()));
   }
   TORCHLET_CHECK(grad.shape() == root.shape() && grad.device() == root.device(),
-                 "Expected the gradient passed to backward() to have shape ", root.shape(),
-                 " on ", root.device(), ", but got shape ", grad.shape(), " on ", grad.device());
+                 "Expected the gradient passed to backward() to have shape ", root.shape(), " on ",
+                 root.device(), ", but got shape ", grad.shape(), " on ", grad.device());
   NoGradGuard no_grad;
   const std::shared_ptr<Node>& start = root.impl()->grad_fn;
   if (!start) {

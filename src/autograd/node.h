@@ -18,8 +18,8 @@ inline constexpr int kMaxInputs = 3;
 using Grads = std::array<Tensor, kMaxInputs>;
 
 struct Edge {
-  std::shared_ptr<Node> node;         // the input came from a recorded op, or
-  std::shared_ptr<TensorImpl> leaf;   // the input is a leaf that requires grad, or neither
+  std::shared_ptr<Node> node;        // the input came from a recorded op, or
+  std::shared_ptr<TensorImpl> leaf;  // the input is a leaf that requires grad, or neither
   bool active() const noexcept { return node || leaf; }
 };
 

@@ -43,17 +43,17 @@ struct AdamOptions {
 // pointers are device memory; weight[l] is [widths[l+1], widths[l]] row-major.
 struct MlpStep {
   int layers;
-  const int64_t* widths;             // layers + 1 entries (host memory)
-  float* const* weight;              // per layer (host array of device pointers)
-  float* const* bias;                // (updated in place only by mlp_sgd_steps)
-  float* const* weight_grad;         // written (not accumulated)
+  const int64_t* widths;      // layers + 1 entries (host memory)
+  float* const* weight;       // per layer (host array of device pointers)
+  float* const* bias;         // (updated in place only by mlp_sgd_steps)
+  float* const* weight_grad;  // written (not accumulated)
   float* const* bias_grad;
-  const float* x;                    // [x_rows, widths[0]]
-  const int64_t* target;             // [x_rows] class indices
+  const float* x;         // [x_rows, widths[0]]
+  const int64_t* target;  // [x_rows] class indices
   int64_t x_rows;
-  const int64_t* rows;               // the batch's row indices (checked), or null: 0..n-1
-  int64_t n;                         // rows in the batch
-  float* loss;                       // one float
+  const int64_t* rows;  // the batch's row indices (checked), or null: 0..n-1
+  int64_t n;            // rows in the batch
+  float* loss;          // one float
 };
 
 // Plain SGD (no momentum): p -= lr * (grad + weight_decay * p).
@@ -116,8 +116,8 @@ class Backend {
   // C[m, n] = alpha * op(A) op(B) + beta * C, all row-major; op(A) is [m, k] (A^T when
   // trans_a, so A is then [k, m]), op(B) is [k, n]. lda, ldb, ldc are row strides.
   virtual void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                    float* c, int64_t ldc) = 0;
+                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                    int64_t ldc) = 0;
 
   // --- fused loss ---------------------------------------------------------------------------
   // logits [n, c], target [n] (class indices). loss[0] = mean_i -log softmax(logits_i)[t_i];
@@ -126,9 +126,8 @@ class Backend {
   virtual void cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
                                      float* probs, int64_t n, int64_t c) = 0;
   // dlogits = (probs - onehot(target)) * dloss[0] / n. dloss is device memory (one float).
-  virtual void cross_entropy_backward(const float* probs, const int64_t* target,
-                                      const float* dloss, float* dlogits, int64_t n,
-                                      int64_t c) = 0;
+  virtual void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
+                                      float* dlogits, int64_t n, int64_t c) = 0;
 
   // The whole MlpStep in one call: no intermediate tensors, no autograd graph.
   virtual void mlp_step(const MlpStep& step) = 0;

@@ -1,11 +1,12 @@
 // The generator behind manual_seed, rand, randn and parameter initialisation.
+#include "torchlet/random.h"
+
 #include <cmath>
 #include <mutex>
 #include <numbers>
 #include <random>
 
 #include "core/random_generator.h"
-#include "torchlet/random.h"
 
 namespace torchlet {
 

@@ -11,8 +11,8 @@ Shape::Shape(std::initializer_list<int64_t> sizes)
     : Shape(std::span<const int64_t>(sizes.begin(), sizes.size())) {}
 
 Shape::Shape(std::span<const int64_t> sizes) {
-  TORCHLET_CHECK(sizes.size() <= kMaxDims, "Expected at most ", kMaxDims,
-                 " dimensions, but got ", sizes.size());
+  TORCHLET_CHECK(sizes.size() <= kMaxDims, "Expected at most ", kMaxDims, " dimensions, but got ",
+                 sizes.size());
   ndim_ = static_cast<int>(sizes.size());
   std::copy(sizes.begin(), sizes.end(), sizes_.begin());
 }

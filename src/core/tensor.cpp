@@ -13,7 +13,8 @@ namespace torchlet {
 namespace {
 
 const TensorImpl& checked(const TensorImpl* impl) {
-  TORCHLET_CHECK(impl, "Expected a defined tensor, but got an undefined Tensor() (a default-"
+  TORCHLET_CHECK(impl,
+                 "Expected a defined tensor, but got an undefined Tensor() (a default-"
                  "constructed handle, or a grad() that backward() has not filled yet)");
   return *impl;
 }
@@ -35,8 +36,8 @@ Tensor make_tensor(const Shape& shape, DType dtype, const Device& device) {
     TORCHLET_CHECK(s >= 0, "Expected non-negative sizes, but got shape ", shape);
   backend::Backend& owner = backend::get(device);
   auto storage = std::make_shared<Storage>(owner, shape.numel() * element_size(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), 0, shape,
-                                             contiguous_strides(shape), dtype));
+  return Tensor(
+      std::make_shared<TensorImpl>(std::move(storage), 0, shape, contiguous_strides(shape), dtype));
 }
 
 const Shape& Tensor::shape() const { return checked(impl_.get()).shape; }
@@ -46,9 +47,7 @@ int64_t Tensor::numel() const { return shape().numel(); }
 DType Tensor::dtype() const { return checked(impl_.get()).dtype; }
 Device Tensor::device() const { return checked(impl_.get()).device(); }
 
-int64_t Tensor::size(int64_t d) const {
-  return shape()[ops::normalize_dim("size", d, dim())];
-}
+int64_t Tensor::size(int64_t d) const { return shape()[ops::normalize_dim("size", d, dim())]; }
 
 bool Tensor::is_contiguous() const {
   const Shape& s = shape();
@@ -62,8 +61,8 @@ bool Tensor::is_contiguous() const {
 
 template <typename T>
 T* Tensor::data_ptr() const {
-  TORCHLET_CHECK(dtype() == dtype_of<T>(), "data_ptr: Expected a tensor of dtype ",
-                 dtype_of<T>(), ", but got ", dtype());
+  TORCHLET_CHECK(dtype() == dtype_of<T>(), "data_ptr: Expected a tensor of dtype ", dtype_of<T>(),
+                 ", but got ", dtype());
   return static_cast<T*>(impl_->data());
 }
 template float* Tensor::data_ptr<float>() const;
@@ -78,10 +77,13 @@ bool Tensor::requires_grad() const {
 }
 
 Tensor& Tensor::set_requires_grad(bool requires_grad) {
-  TORCHLET_CHECK(is_leaf(), "set_requires_grad: Expected a leaf tensor, but got the result of an "
+  TORCHLET_CHECK(is_leaf(),
+                 "set_requires_grad: Expected a leaf tensor, but got the result of an "
                  "op (call detach() first to make a new leaf)");
-  TORCHLET_CHECK(!requires_grad || dtype() == kFloat32, "set_requires_grad: Expected a float32 "
-                 "tensor (only floating-point tensors have gradients), but got ", dtype());
+  TORCHLET_CHECK(!requires_grad || dtype() == kFloat32,
+                 "set_requires_grad: Expected a float32 "
+                 "tensor (only floating-point tensors have gradients), but got ",
+                 dtype());
   impl_->requires_grad = requires_grad;
   return *this;
 }
@@ -123,8 +125,7 @@ template std::vector<bool> Tensor::to_vector<bool>() const;
 
 template <typename T>
 T Tensor::item() const {
-  TORCHLET_CHECK(numel() == 1, "item: Expected a tensor with one element, but got shape ",
-                 shape());
+  TORCHLET_CHECK(numel() == 1, "item: Expected a tensor with one element, but got shape ", shape());
   return to_vector<T>()[0];
 }
 template float Tensor::item<float>() const;

@@ -31,8 +31,7 @@ class TensorImpl {
  public:
   TensorImpl(std::shared_ptr<Storage> storage, int64_t offset, const Shape& shape,
              const Shape& strides, DType dtype)
-      : storage(std::move(storage)), offset(offset), shape(shape), strides(strides),
-        dtype(dtype) {}
+      : storage(std::move(storage)), offset(offset), shape(shape), strides(strides), dtype(dtype) {}
 
   void* data() const {
     return static_cast<char*>(storage->data) + offset * static_cast<int64_t>(element_size(dtype));

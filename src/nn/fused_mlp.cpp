@@ -1,9 +1,8 @@
 // FusedMlp: checks the model and the data, keeps the gradient buffers, and hands the whole
 // step to the backend's mlp_step.
-#include "torchlet/nn/fused.h"
-
 #include "core/tensor_impl.h"
 #include "ops/common.h"
+#include "torchlet/nn/fused.h"
 
 namespace torchlet::nn {
 
@@ -31,9 +30,10 @@ std::vector<Linear*> linear_layers(const Sequential& model) {
 bool FusedMlp::supports(const Sequential& model) { return !linear_layers(model).empty(); }
 
 FusedMlp::FusedMlp(Sequential& model) : layers_(linear_layers(model)) {
-  TORCHLET_CHECK(!layers_.empty(), "FusedMlp: Expected a Sequential of Linear layers (with "
-                 "bias) and ReLU between them, but got a different stack of ", model.size(),
-                 " modules");
+  TORCHLET_CHECK(!layers_.empty(),
+                 "FusedMlp: Expected a Sequential of Linear layers (with "
+                 "bias) and ReLU between them, but got a different stack of ",
+                 model.size(), " modules");
   widths_.push_back(layers_.front()->in_features);
   for (const Linear* l : layers_) widths_.push_back(l->out_features);
 }
@@ -56,8 +56,8 @@ static void make_step(const std::vector<Linear*>& layers, const std::vector<int6
   const char* op = "FusedMlp";
   ops::check_defined(op, {"X", X});
   ops::check_defined(op, {"y", y});
-  ops::check_same_device(op, {{"weight", layers.front()->weight}, {"X", X}, {"y", y},
-                              {"rows", rows}});
+  ops::check_same_device(op,
+                         {{"weight", layers.front()->weight}, {"X", X}, {"y", y}, {"rows", rows}});
   ops::check_dtype(op, {"X", X}, kFloat32);
   ops::check_dtype(op, {"y", y}, kInt64);
   ops::check_dim(op, {"X", X}, 2);
@@ -91,11 +91,18 @@ static void make_step(const std::vector<Linear*>& layers, const std::vector<int6
   }
   args.x = X.contiguous(), args.t = y.contiguous();
   args.r = rows.defined() ? rows.contiguous() : Tensor();
-  args.step = backend::MlpStep{static_cast<int>(n), widths.data(), args.w.data(), args.b.data(),
-                               args.dw.data(), args.db.data(), args.x.data_ptr<float>(),
-                               args.t.data_ptr<int64_t>(), args.x.size(0),
+  args.step = backend::MlpStep{static_cast<int>(n),
+                               widths.data(),
+                               args.w.data(),
+                               args.b.data(),
+                               args.dw.data(),
+                               args.db.data(),
+                               args.x.data_ptr<float>(),
+                               args.t.data_ptr<int64_t>(),
+                               args.x.size(0),
                                args.r.defined() ? args.r.data_ptr<int64_t>() : nullptr,
-                               args.r.defined() ? args.r.numel() : args.x.size(0), nullptr};
+                               args.r.defined() ? args.r.numel() : args.x.size(0),
+                               nullptr};
   TORCHLET_CHECK(args.step.n > 0, "FusedMlp: Expected at least one row, but got none");
 }
 
@@ -116,16 +123,18 @@ Tensor FusedMlp::loss_and_grads(const Tensor& X, const Tensor& y, const Tensor& 
   return loss;
 }
 
-Tensor FusedMlp::train_sgd(const Tensor& X, const Tensor& y, const optim::SGD& sgd,
-                           int64_t steps) {
+Tensor FusedMlp::train_sgd(const Tensor& X, const Tensor& y, const optim::SGD& sgd, int64_t steps) {
   TORCHLET_CHECK(steps > 0, "FusedMlp::train_sgd: Expected steps > 0, but got ", steps);
-  TORCHLET_CHECK(sgd.momentum() == 0.0, "FusedMlp::train_sgd: Expected SGD without momentum, "
-                 "but got momentum ", sgd.momentum(), " (use loss_and_grads and step())");
+  TORCHLET_CHECK(sgd.momentum() == 0.0,
+                 "FusedMlp::train_sgd: Expected SGD without momentum, "
+                 "but got momentum ",
+                 sgd.momentum(), " (use loss_and_grads and step())");
   for (const Linear* l : layers_)
     for (const Tensor* p : {&l->weight, &l->bias}) {
       bool held = false;
       for (const Tensor& q : sgd.parameters()) held = held || q.is_same(*p);
-      TORCHLET_CHECK(held, "FusedMlp::train_sgd: Expected an SGD optimizer over this model's "
+      TORCHLET_CHECK(held,
+                     "FusedMlp::train_sgd: Expected an SGD optimizer over this model's "
                      "parameters, but one of them is not among its parameters");
     }
   StepArgs args;

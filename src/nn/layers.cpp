@@ -9,8 +9,10 @@
 namespace torchlet::nn {
 
 Linear::Linear(int64_t in, int64_t out, bool with_bias) : in_features(in), out_features(out) {
-  TORCHLET_CHECK(in > 0 && out > 0, "Linear: Expected in_features > 0 and out_features > 0, "
-                 "but got in_features ", in, " and out_features ", out);
+  TORCHLET_CHECK(in > 0 && out > 0,
+                 "Linear: Expected in_features > 0 and out_features > 0, "
+                 "but got in_features ",
+                 in, " and out_features ", out);
   // PyTorch's reset_parameters(): kaiming_uniform_(a=sqrt(5)) for the weight and the same
   // bound for the bias both come to uniform(-1/sqrt(in), 1/sqrt(in)).
   const double bound = 1.0 / std::sqrt(static_cast<double>(in));

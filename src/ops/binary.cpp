@@ -26,9 +26,10 @@ Shape broadcast_shape(const char* op, const Shape& a, const Shape& b) {
   for (int i = 0; i < n; ++i) {
     const int ia = a.size() - n + i, ib = b.size() - n + i;
     const int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
-    TORCHLET_CHECK(sa == sb || sa == 1 || sb == 1, op, ": Expected shapes that broadcast (equal "
-                   "sizes or 1, aligned at the right), but got ", a, " and ", b, " (dimension ",
-                   i, ": ", sa, " vs ", sb, ")");
+    TORCHLET_CHECK(sa == sb || sa == 1 || sb == 1, op,
+                   ": Expected shapes that broadcast (equal "
+                   "sizes or 1, aligned at the right), but got ",
+                   a, " and ", b, " (dimension ", i, ": ", sa, " vs ", sb, ")");
     out[i] = sa == 1 ? sb : sa;
   }
   return Shape(out);
@@ -84,8 +85,10 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   ops::check_defined(name, {"self", a});
   ops::check_defined(name, {"other", b});
   ops::check_same_device(name, {{"self", a}, {"other", b}});
-  TORCHLET_CHECK(a.dtype() == b.dtype(), name, ": Expected both tensors to have the same dtype, "
-                 "but got ", a.dtype(), " and ", b.dtype(), " (convert one with .to(dtype))");
+  TORCHLET_CHECK(a.dtype() == b.dtype(), name,
+                 ": Expected both tensors to have the same dtype, "
+                 "but got ",
+                 a.dtype(), " and ", b.dtype(), " (convert one with .to(dtype))");
   if (op != BinaryOp::Eq) {
     TORCHLET_CHECK(a.dtype() != kBool, name, ": Expected float32 or int64 tensors, but got bool");
     TORCHLET_CHECK(op != BinaryOp::Div || a.dtype() == kFloat32, name,
@@ -115,8 +118,8 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, float s, bool scalar_first) {
   ops::check_dtype(name, {"self", a}, kFloat32);
   Tensor src = a.contiguous();
   Tensor out = make_tensor(a.shape(), kFloat32, a.device());
-  backend_of(out).binary_scalar(op, src.data_ptr<float>(), s, scalar_first,
-                                out.data_ptr<float>(), a.numel());
+  backend_of(out).binary_scalar(op, src.data_ptr<float>(), s, scalar_first, out.data_ptr<float>(),
+                                a.numel());
   if (autograd::needs_grad({&a})) {
     auto node = std::make_shared<ScalarBackward>();
     node->op = op;

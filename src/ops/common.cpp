@@ -18,9 +18,10 @@ void check_same_device(const char* op,
       first = &device;
       continue;
     }
-    TORCHLET_CHECK(device == *first, "Expected all tensors to be on the same device, but found "
-                   "at least two devices, ", *first, " and ", device, "! (argument '", name,
-                   "' of ", op, ")");
+    TORCHLET_CHECK(device == *first,
+                   "Expected all tensors to be on the same device, but found "
+                   "at least two devices, ",
+                   *first, " and ", device, "! (argument '", name, "' of ", op, ")");
   }
 }
 
@@ -42,8 +43,8 @@ void check_dtype(const char* op, const Arg& arg, DType expected) {
 }
 
 void check_dim(const char* op, const Arg& arg, int expected_dim) {
-  TORCHLET_CHECK(arg.tensor.dim() == expected_dim, op, ": Expected argument '", arg.name, "' to be ",
-                 expected_dim, "-D, but got shape ", arg.tensor.shape());
+  TORCHLET_CHECK(arg.tensor.dim() == expected_dim, op, ": Expected argument '", arg.name,
+                 "' to be ", expected_dim, "-D, but got shape ", arg.tensor.shape());
 }
 
 int normalize_dim(const char* op, int64_t dim, int ndim) {

@@ -65,9 +65,7 @@ Tensor Tensor::to(DType dtype) const {
   return out;  // a float -> int/bool conversion is not differentiable, as in PyTorch
 }
 
-Tensor Tensor::contiguous() const {
-  return is_contiguous() ? *this : clone();
-}
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const {
   Tensor out = make_tensor(shape(), dtype(), device());
@@ -79,8 +77,8 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::detach() const {
   const TensorImpl& impl = *this->impl();
-  return Tensor(
-      std::make_shared<TensorImpl>(impl.storage, impl.offset, impl.shape, impl.strides, impl.dtype));
+  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.offset, impl.shape, impl.strides,
+                                             impl.dtype));
 }
 
 void move_in_place(const Tensor& t, const Device& device) {

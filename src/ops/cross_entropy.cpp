@@ -28,9 +28,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target) {
   ops::check_defined("cross_entropy", {"target", target});
   ops::check_same_device("cross_entropy", {{"input", input}, {"target", target}});
   ops::check_dtype("cross_entropy", {"input", input}, kFloat32);
-  TORCHLET_CHECK(target.dtype() == kInt64, "cross_entropy: Expected argument 'target' to have "
-                 "dtype int64 (class indices), but got ", target.dtype(),
-                 " (convert labels with .to(kInt64))");
+  TORCHLET_CHECK(target.dtype() == kInt64,
+                 "cross_entropy: Expected argument 'target' to have "
+                 "dtype int64 (class indices), but got ",
+                 target.dtype(), " (convert labels with .to(kInt64))");
   ops::check_dim("cross_entropy", {"input", input}, 2);
   ops::check_dim("cross_entropy", {"target", target}, 1);
   const int64_t n = input.shape()[0], c = input.shape()[1];

@@ -11,13 +11,16 @@ Tensor index_select(const Tensor& x, const Tensor& index) {
   ops::check_same_device("index_select", {{"self", x}, {"index", index}});
   ops::check_dtype("index_select", {"index", index}, kInt64);
   ops::check_dim("index_select", {"index", index}, 1);
-  TORCHLET_CHECK(x.dim() >= 1, "index_select: Expected a tensor with at least one dimension, "
-                 "but got shape ", x.shape());
+  TORCHLET_CHECK(x.dim() >= 1,
+                 "index_select: Expected a tensor with at least one dimension, "
+                 "but got shape ",
+                 x.shape());
   const int64_t rows = x.shape()[0];
   for (int64_t i : index.to_vector<int64_t>())
     TORCHLET_CHECK(i >= 0 && i < rows, "index_select: Expected indices in [0, ", rows,
                    "), but got ", i);
-  TORCHLET_CHECK(!(is_grad_enabled() && x.requires_grad()), "index_select: Expected a tensor "
+  TORCHLET_CHECK(!(is_grad_enabled() && x.requires_grad()),
+                 "index_select: Expected a tensor "
                  "that does not require grad (index_select is not differentiable), but got one "
                  "that does");
   Tensor src = x.contiguous();

@@ -17,14 +17,14 @@ struct LinearBackward final : autograd::Node {
     autograd::Grads grads;
     if (needs_grad(0)) {  // dX [rows, in] = dY [rows, out] W [out, in]
       grads[0] = make_tensor(Shape{rows, in}, kFloat32, dy.device());
-      be.gemm(false, false, rows, in, out, 1.0f, dy.data_ptr<float>(), out, w.data_ptr<float>(),
-              in, 0.0f, grads[0].data_ptr<float>(), in);
+      be.gemm(false, false, rows, in, out, 1.0f, dy.data_ptr<float>(), out, w.data_ptr<float>(), in,
+              0.0f, grads[0].data_ptr<float>(), in);
       grads[0] = grads[0].reshape(input_shape);
     }
     if (needs_grad(1)) {  // dW [out, in] = dY^T [out, rows] X [rows, in]
       grads[1] = make_tensor(w.shape(), kFloat32, dy.device());
-      be.gemm(true, false, out, in, rows, 1.0f, dy.data_ptr<float>(), out, x.data_ptr<float>(),
-              in, 0.0f, grads[1].data_ptr<float>(), in);
+      be.gemm(true, false, out, in, rows, 1.0f, dy.data_ptr<float>(), out, x.data_ptr<float>(), in,
+              0.0f, grads[1].data_ptr<float>(), in);
     }
     if (needs_grad(2)) {  // db [out] = sum over rows of dY
       grads[2] = make_tensor(Shape{out}, kFloat32, dy.device());
@@ -49,12 +49,16 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   ops::check_dim("linear", {"weight", weight}, 2);
   const int64_t out_features = weight.shape()[0], in_features = weight.shape()[1];
   TORCHLET_CHECK(input.dim() >= 1 && input.shape().back() == in_features,
-                 "linear: Expected input with ", in_features, " features in its last dimension "
-                 "(weight is ", weight.shape(), "), but got input of shape ", input.shape());
+                 "linear: Expected input with ", in_features,
+                 " features in its last dimension "
+                 "(weight is ",
+                 weight.shape(), "), but got input of shape ", input.shape());
   if (bias.defined()) {
     ops::check_dtype("linear", {"bias", bias}, kFloat32);
-    TORCHLET_CHECK(bias.dim() == 1 && bias.shape()[0] == out_features, "linear: Expected bias "
-                   "of shape [", out_features, "], but got ", bias.shape());
+    TORCHLET_CHECK(bias.dim() == 1 && bias.shape()[0] == out_features,
+                   "linear: Expected bias "
+                   "of shape [",
+                   out_features, "], but got ", bias.shape());
   }
   const int64_t rows = input.numel() / std::max<int64_t>(in_features, 1);
   Tensor x = input.contiguous();

@@ -43,8 +43,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   ops::check_dtype("matmul", {"other", b}, kFloat32);
   ops::check_dim("matmul", {"self", a}, 2);
   ops::check_dim("matmul", {"other", b}, 2);
-  TORCHLET_CHECK(a.shape()[1] == b.shape()[0], "matmul: Expected the inner sizes to match "
-                 "([m, k] x [k, n]), but got shapes ", a.shape(), " and ", b.shape());
+  TORCHLET_CHECK(a.shape()[1] == b.shape()[0],
+                 "matmul: Expected the inner sizes to match "
+                 "([m, k] x [k, n]), but got shapes ",
+                 a.shape(), " and ", b.shape());
   const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
   Tensor out = make_tensor(Shape{m, n}, kFloat32, a.device());

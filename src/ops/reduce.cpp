@@ -30,8 +30,7 @@ Shape reduced_shape(const Shape& shape, int d, bool keepdim) {
 }
 
 // Sums x over dimension d (every dimension when d < 0), times scale.
-Tensor reduce_sum(const char* op, const Tensor& x, int64_t dim, bool all, bool keepdim,
-                  bool mean) {
+Tensor reduce_sum(const char* op, const Tensor& x, int64_t dim, bool all, bool keepdim, bool mean) {
   ops::check_defined(op, {"self", x});
   ops::check_dtype(op, {"self", x}, kFloat32);
   Tensor src = x.contiguous();

@@ -12,8 +12,8 @@ struct ReluBackward final : autograd::Node {
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.contiguous();
     Tensor dx = make_tensor(x.shape(), kFloat32, x.device());
-    backend_of(dx).relu_backward(x.data_ptr<float>(), dy.data_ptr<float>(),
-                                 dx.data_ptr<float>(), x.numel());
+    backend_of(dx).relu_backward(x.data_ptr<float>(), dy.data_ptr<float>(), dx.data_ptr<float>(),
+                                 x.numel());
     return {dx};
   }
   Tensor x;  // contiguous input

@@ -12,8 +12,8 @@ struct SoftmaxBackward final : autograd::Node {
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.contiguous();
     Tensor dx = make_tensor(y.shape(), kFloat32, y.device());
-    backend_of(dx).softmax_backward(y.data_ptr<float>(), dy.data_ptr<float>(),
-                                    dx.data_ptr<float>(), split.outer, split.r, split.inner, log);
+    backend_of(dx).softmax_backward(y.data_ptr<float>(), dy.data_ptr<float>(), dx.data_ptr<float>(),
+                                    split.outer, split.r, split.inner, log);
     return {dx};
   }
   Tensor y;  // the forward's output

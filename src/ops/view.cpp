@@ -82,7 +82,8 @@ Tensor Tensor::reshape(const Shape& requested) const {
   int64_t known = 1;
   for (int d = 0; d < s.size(); ++d) {
     if (s[d] == -1) {
-      TORCHLET_CHECK(infer < 0, "reshape: Expected at most one -1 in the shape, but got ", requested);
+      TORCHLET_CHECK(infer < 0, "reshape: Expected at most one -1 in the shape, but got ",
+                     requested);
       infer = d;
     } else {
       TORCHLET_CHECK(s[d] >= 0, "reshape: Expected sizes >= 0 or -1, but got ", requested);

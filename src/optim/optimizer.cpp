@@ -33,8 +33,10 @@ Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& para
 Tensor usable_grad(const char* optimizer, const Tensor& p) {
   Tensor g = p.grad();
   if (!g.defined()) return g;
-  TORCHLET_CHECK(g.device() == p.device(), optimizer, ": Expected each gradient on its "
-                 "parameter's device ", p.device(), ", but got ", g.device());
+  TORCHLET_CHECK(g.device() == p.device(), optimizer,
+                 ": Expected each gradient on its "
+                 "parameter's device ",
+                 p.device(), ", but got ", g.device());
   TORCHLET_CHECK(p.is_contiguous(), optimizer, ": Expected contiguous parameters");
   return g.contiguous();
 }
@@ -45,8 +47,10 @@ Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
   for (std::size_t i = 0; i < params_.size(); ++i) {
     TORCHLET_CHECK(params_[i].defined(), "Optimizer: Expected defined parameters, but parameter ",
                    i, " is an undefined Tensor()");
-    TORCHLET_CHECK(params_[i].is_leaf() && params_[i].dtype() == kFloat32, "Optimizer: Expected "
-                   "float32 leaf tensors as parameters, but parameter ", i, " is not");
+    TORCHLET_CHECK(params_[i].is_leaf() && params_[i].dtype() == kFloat32,
+                   "Optimizer: Expected "
+                   "float32 leaf tensors as parameters, but parameter ",
+                   i, " is not");
   }
 }
 
@@ -64,9 +68,10 @@ void Optimizer::set_lr(double lr) {
   lr_ = lr;
 }
 
-SGD::SGD(std::vector<Tensor> params, double lr, double momentum, double weight_decay,
-         bool nesterov)
-    : Optimizer(std::move(params)), momentum_(momentum), weight_decay_(weight_decay),
+SGD::SGD(std::vector<Tensor> params, double lr, double momentum, double weight_decay, bool nesterov)
+    : Optimizer(std::move(params)),
+      momentum_(momentum),
+      weight_decay_(weight_decay),
       nesterov_(nesterov) {
   check_hyper("SGD", "lr", lr, true);
   check_hyper("SGD", "momentum", momentum, false);
@@ -97,7 +102,10 @@ void SGD::step() {
 
 Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps,
            double weight_decay)
-    : Optimizer(std::move(params)), beta1_(betas.first), beta2_(betas.second), eps_(eps),
+    : Optimizer(std::move(params)),
+      beta1_(betas.first),
+      beta2_(betas.second),
+      eps_(eps),
       weight_decay_(weight_decay) {
   check_hyper("Adam", "lr", lr, true);
   check_hyper("Adam", "eps", eps, false);
@@ -116,9 +124,9 @@ void Adam::step() {
     if (!g.defined()) continue;
     float* m = state_for(exp_avg_, i, p).data_ptr<float>();
     float* v = state_for(exp_avg_sq_, i, p).data_ptr<float>();
-    const backend::AdamOptions options{static_cast<float>(lr_), static_cast<float>(beta1_),
-                                       static_cast<float>(beta2_), static_cast<float>(eps_),
-                                       static_cast<float>(weight_decay_), ++steps_[i]};
+    const backend::AdamOptions options{
+        static_cast<float>(lr_),  static_cast<float>(beta1_),        static_cast<float>(beta2_),
+        static_cast<float>(eps_), static_cast<float>(weight_decay_), ++steps_[i]};
     backend_of(p).adam_step(p.data_ptr<float>(), g.data_ptr<float>(), m, v, p.numel(), options);
   }
 }

@@ -20,8 +20,8 @@ class Module;
 // Runs before forward(); returning a tensor replaces forward's input.
 using ForwardPreHook = std::function<std::optional<Tensor>(Module& module, const Tensor& input)>;
 // Runs after forward(); returning a tensor replaces the output.
-using ForwardHook = std::function<std::optional<Tensor>(Module& module, const Tensor& input,
-                                                        const Tensor& output)>;
+using ForwardHook =
+    std::function<std::optional<Tensor>(Module& module, const Tensor& input, const Tensor& output)>;
 
 namespace detail {
 struct HookLists;

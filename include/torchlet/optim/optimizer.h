@@ -44,9 +44,8 @@ class SGD : public Optimizer {
 
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<Tensor> params, double lr = 1e-3,
-       std::pair<double, double> betas = {0.9, 0.999}, double eps = 1e-8,
-       double weight_decay = 0.0);
+  Adam(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
+       double eps = 1e-8, double weight_decay = 0.0);
   void step() override;
 
  private:

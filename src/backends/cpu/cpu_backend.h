@@ -45,14 +45,13 @@ class CpuBackend final : public Backend {
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override;
 
-  void cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
-                             float* probs, int64_t n, int64_t c) override;
+  void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
+                             int64_t n, int64_t c) override;
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
 
   void mlp_step(const MlpStep& step) override;
-  void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps,
-                     float* losses) override;
+  void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
 
   void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
                 const SgdOptions& options, bool first_step) override;

@@ -58,8 +58,8 @@ void CpuBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b, 
   });
 }
 
-void CpuBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first,
-                               float* out, int64_t n) {
+void CpuBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                               int64_t n) {
   auto go = [&]<BinaryOp Op>() {
     if (scalar_first)
       run<Op>(&s, 0, a, 1, out, n);

@@ -1,10 +1,11 @@
 // CpuBackend::gemm: small products take the register-tiled kernel (no library call and no
 // thread hand-off for a few thousand flops); large ones go to OpenBLAS, threaded over cores.
 // The boundary (64^3 multiply-adds) is where the two measured the same on one core.
+#include "backends/cpu/gemm.h"
+
 #include <cblas.h>
 
 #include "backends/cpu/cpu_backend.h"
-#include "backends/cpu/gemm.h"
 
 namespace torchlet::backend::cpu {
 

@@ -32,8 +32,8 @@ struct Strided {  // element (i, p) = data[i * si + p * sp]
 }
 
 // Stores alpha * acc (+ beta * old) into out(i, j0 .. j0 + 16), only the `valid` columns.
-[[gnu::always_inline]] inline void store_tile(const v8 (&acc)[2], float* out, int64_t o_sj, int64_t valid, float alpha,
-                       float beta) {
+[[gnu::always_inline]] inline void store_tile(const v8 (&acc)[2], float* out, int64_t o_sj,
+                                              int64_t valid, float alpha, float beta) {
   if (o_sj == 1 && valid == kTile) {
     for (int h = 0; h < 2; ++h) {
       v8 r = alpha * acc[h];
@@ -74,8 +74,8 @@ template <int Rows>
 }
 
 [[gnu::target_clones("arch=x86-64-v3", "default")]] void tile_kernel(
-    int64_t I, int64_t J, int64_t Jp, int64_t k, Strided L, const float* R, float alpha,
-    float beta, float* out, int64_t o_si, int64_t o_sj) {
+    int64_t I, int64_t J, int64_t Jp, int64_t k, Strided L, const float* R, float alpha, float beta,
+    float* out, int64_t o_si, int64_t o_sj) {
   int64_t i = 0;
   for (; i + 4 <= I; i += 4) tile_rows<4>(i, J, Jp, k, L, R, alpha, beta, out, o_si, o_sj);
   for (; i < I; ++i) tile_rows<1>(i, J, Jp, k, L, R, alpha, beta, out, o_si, o_sj);

@@ -11,8 +11,10 @@ void CpuBackend::cross_entropy_forward(const float* logits, const int64_t* targe
   double total = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t t = target[i];
-    TORCHLET_CHECK(t >= 0 && t < c, "cross_entropy: Expected every target to be a class index in "
-                   "[0, ", c, "), but got ", t, " at position ", i);
+    TORCHLET_CHECK(t >= 0 && t < c,
+                   "cross_entropy: Expected every target to be a class index in "
+                   "[0, ",
+                   c, "), but got ", t, " at position ", i);
     const float* row = logits + i * c;
     float max = row[0];
     for (int64_t j = 1; j < c; ++j) max = std::max(max, row[j]);
@@ -26,8 +28,7 @@ void CpuBackend::cross_entropy_forward(const float* logits, const int64_t* targe
 }
 
 void CpuBackend::cross_entropy_backward(const float* probs, const int64_t* target,
-                                        const float* dloss, float* dlogits, int64_t n,
-                                        int64_t c) {
+                                        const float* dloss, float* dlogits, int64_t n, int64_t c) {
   const float scale = dloss[0] / static_cast<float>(n);
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < c; ++j) dlogits[i * c + j] = probs[i * c + j] * scale;

@@ -25,8 +25,10 @@ CpuBackend& instance() {
 
 void* CpuBackend::allocate(std::size_t nbytes) {
   void* ptr = allocator_.allocate(nbytes);
-  TORCHLET_CHECK(ptr, "Expected to allocate ", nbytes, " bytes of CPU memory, but the system "
-                 "has no memory left (", allocator_.stats().bytes_in_use, " bytes in use)");
+  TORCHLET_CHECK(ptr, "Expected to allocate ", nbytes,
+                 " bytes of CPU memory, but the system "
+                 "has no memory left (",
+                 allocator_.stats().bytes_in_use, " bytes in use)");
   return ptr;
 }
 

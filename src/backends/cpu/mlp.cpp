@@ -90,8 +90,8 @@ TORCHLET_SIMD_INLINE double softmax_cross_entropy(int64_t c, int64_t n, int64_t 
 // dW[j][i .. i+U) = sum_col dZ[j][col] A[i + u][col]: U dot products sharing each load of
 // dZ[j]; the first block also sums dZ[j] into db[j].
 template <int U>
-TORCHLET_SIMD_INLINE void weight_grad_block(int64_t i, int64_t np, const float* dzj,
-                                            const float* a, float* dwj, float* dbj) {
+TORCHLET_SIMD_INLINE void weight_grad_block(int64_t i, int64_t np, const float* dzj, const float* a,
+                                            float* dwj, float* dbj) {
   v8 acc[U] = {}, bsum{};
   for (int64_t v = 0; v < np; v += 8) {
     const v8 d = simd::load(dzj + v);
@@ -198,24 +198,25 @@ void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) 
   std::fill_n(lane_scale.begin(), s.n, 1.0f / static_cast<float>(s.n));
   for (int64_t col = 0; col < s.n; ++col) {
     const int64_t row = s.rows ? s.rows[col] : col;
-    TORCHLET_CHECK(row >= 0 && row < s.x_rows, "FusedMlp: Expected row indices in [0, ",
-                   s.x_rows, "), but got ", row);
+    TORCHLET_CHECK(row >= 0 && row < s.x_rows, "FusedMlp: Expected row indices in [0, ", s.x_rows,
+                   "), but got ", row);
     const int64_t t = s.target[row];
-    TORCHLET_CHECK(t >= 0 && t < classes, "cross_entropy: Expected every target to be a class "
-                   "index in [0, ", classes, "), but got ", t, " at position ", col);
+    TORCHLET_CHECK(t >= 0 && t < classes,
+                   "cross_entropy: Expected every target to be a class "
+                   "index in [0, ",
+                   classes, "), but got ", t, " at position ", col);
     targets[col] = t;
     target_floats[col] = static_cast<float>(t);
   }
-  run(s, sgd, steps, losses, work.data(), targets.data(), target_floats.data(),
-      lane_scale.data(), np);
+  run(s, sgd, steps, losses, work.data(), targets.data(), target_floats.data(), lane_scale.data(),
+      np);
 }
 
 }  // namespace
 
 void CpuBackend::mlp_step(const MlpStep& s) { mlp_run(s, nullptr, 1, s.loss); }
 
-void CpuBackend::mlp_sgd_steps(const MlpStep& s, const MlpSgd& sgd, int64_t steps,
-                               float* losses) {
+void CpuBackend::mlp_sgd_steps(const MlpStep& s, const MlpSgd& sgd, int64_t steps, float* losses) {
   mlp_run(s, &sgd, steps, losses);
 }
 

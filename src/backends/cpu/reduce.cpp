@@ -36,8 +36,8 @@ void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t o
 }
 
 // Softmax along j of one strided column: y_j = exp(x_j - max) / sum, or its log.
-void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_t r,
-                                 int64_t inner, bool log) {
+void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
+                                 bool log) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const float* xc = x + o * r * inner + i;
@@ -52,7 +52,8 @@ void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_
           yc[j * inner] = static_cast<float>(xc[j * inner] - max - log_sum);
       } else {
         for (int64_t j = 0; j < r; ++j)
-          yc[j * inner] = static_cast<float>(std::exp(static_cast<double>(xc[j * inner] - max)) / sum);
+          yc[j * inner] =
+              static_cast<float>(std::exp(static_cast<double>(xc[j * inner] - max)) / sum);
       }
     }
   }
