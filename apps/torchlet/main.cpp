@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cli::add_train_command(app);
   cli::add_info_command(app);
+  cli::add_predict_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const cli::ExitStatus& e) {
+    return e.status;
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "torchlet: error: {} (see torchlet --help)\n", e.what());
     return cli::kExitBadInput;

@@ -1,19 +1,27 @@
 // `torchlet train`: the course's experiment (Iris, MLP 4-10-3, SGD lr 0.01, 20,000 epochs) by
 // default, or any small CSV classification data set. Validates every argument before work
 // starts, trains on the best device, prints progress, the time, the loss curve and a test
-// report, and writes the loss plot (SVG) atomically.
+// report, and writes the loss plot (SVG) and the checkpoint (--save) atomically. Stops early,
+// keeping what it can, at a NaN loss (exit 3) or on SIGINT/SIGTERM (exit 130).
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
+#include "saved_model.h"
+#include "stop_signals.h"
 #include "terminal.h"
 #include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
+#include "torchlet/nn/checkpoint.h"
 #include "torchlet/report/chart.h"
 #include "torchlet/report/metrics.h"
+#include "torchlet/threads.h"
 #include "torchlet/version.h"
 #include "training.h"
 
@@ -38,9 +46,12 @@ struct TrainArgs {
   std::string data = "iris";
   std::string label;
   std::string plot = "loss.svg";
+  std::string save;    // checkpoint to write; empty: none
+  std::string resume;  // checkpoint to continue from; empty: a fresh model
   bool no_plot = false;
   bool json = false;
   bool eager = false;
+  int threads = 0;  // 0: one per core (OpenBLAS's default)
 };
 
 // "auto" picks CUDA when it is available. Errors name the option and what is possible here.
@@ -61,6 +72,8 @@ Device resolve_device(const std::string& spec) {
 }
 
 void validate(const TrainArgs& a) {
+  TORCHLET_CHECK(a.threads >= 0, "--threads: Expected a number >= 0 (0 = one per core), but got ",
+                 a.threads);
   TORCHLET_CHECK(a.epochs > 0, "--epochs: Expected a number > 0, but got ", a.epochs);
   TORCHLET_CHECK(std::isfinite(a.lr) && a.lr > 0, "--lr: Expected a finite number > 0, but got ",
                  a.lr);
@@ -82,6 +95,7 @@ void validate(const TrainArgs& a) {
   TORCHLET_CHECK(a.scale == "minmax" || a.scale == "standard" || a.scale == "none",
                  "--scale: Expected minmax, standard or none, but got '", a.scale, "'");
   if (!a.no_plot) io::check_writable_path(a.plot, "--plot");
+  if (!a.save.empty()) io::check_writable_path(a.save, "--save");
 }
 
 data::Dataset load(const TrainArgs& a) {
@@ -92,17 +106,22 @@ data::Dataset load(const TrainArgs& a) {
   return data::read_csv(a.data, a.label);
 }
 
-// Scales the training part and applies the same transform to the test part.
-void scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
+// Scales the training part and applies the same transform to the test part; returns the
+// fitted parameters for the checkpoint.
+ScalerParams scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
+  ScalerParams params{how, {}, {}, {}};
   if (how == "minmax") {
     data::MinMaxScaler scaler;
     X_train = scaler.fit_transform(X_train);
     X_test = scaler.transform(X_test);
+    params.scale = scaler.scale(), params.min = scaler.min();
   } else if (how == "standard") {
     data::StandardScaler scaler;
     X_train = scaler.fit_transform(X_train);
     X_test = scaler.transform(X_test);
+    params.scale = scaler.scale(), params.mean = scaler.mean();
   }
+  return params;
 }
 
 std::string widths_str(const std::vector<int64_t>& widths) {
@@ -125,8 +144,29 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
   io::write_file_atomic(path, report::render_svg(chart));
 }
 
+// The one line for a NaN or infinite loss first seen at `epoch`, the loss last read finite at
+// epoch `good`. The file at --save is left as it was.
+[[noreturn]] void stop_at_nonfinite(const TrainArgs& a, int64_t good, int64_t epoch, float loss) {
+  const char* what = std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf";
+  const std::string when = epoch == good + 1
+                               ? fmt::format("at epoch {}", epoch)
+                               : fmt::format("between epochs {} and {}", good + 1, epoch);
+  std::string kept;
+  if (!a.save.empty())
+    kept = std::filesystem::exists(a.save) ? "; " + a.save + " keeps the last good checkpoint"
+                                           : "; no checkpoint written";
+  fmt::print(stderr,
+             "torchlet: error: training stopped: the loss became {} {}. The learning rate is "
+             "probably too high: try a smaller --lr than {}{}\n",
+             what, when, a.lr, kept);
+  throw ExitStatus{kExitNonFiniteLoss};
+}
+
 void run_train(const TrainArgs& a) {
   validate(a);
+  if (a.threads > 0) set_num_threads(a.threads);
+  const std::optional<SavedModel> resumed =
+      a.resume.empty() ? std::nullopt : std::optional(read_saved_model(a.resume));
   const Device device = resolve_device(a.device);
   data::Dataset ds = load(a);
   const int64_t rows = ds.X.size(0);
@@ -139,15 +179,26 @@ void run_train(const TrainArgs& a) {
   const int64_t train_rows = X_train.size(0), test_rows = X_test.size(0);
   TORCHLET_CHECK(a.batch_size <= train_rows, "--batch-size: Expected at most ", train_rows,
                  " (the training rows), but got ", a.batch_size);
-  scale(a.scale, X_train, X_test);
+  const ScalerParams scaler = scale(a.scale, X_train, X_test);
 
   const int64_t features = ds.X.size(1), classes = static_cast<int64_t>(ds.class_names.size());
   std::vector<int64_t> widths{features};
   widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
   widths.push_back(classes);
+  SavedModel card{.layers = widths,
+                  .features = ds.feature_names,
+                  .classes = ds.class_names,
+                  .scaler = scaler,
+                  .optimizer = a.optimizer,
+                  .lr = a.lr,
+                  .momentum = a.momentum,
+                  .torchlet_version = TORCHLET_VERSION};
+  if (resumed) check_resumable(*resumed, a.resume, card, a.epochs);
+  const int64_t start = resumed ? resumed->epochs : 0;
   manual_seed(a.seed);
   auto model = make_mlp(widths);
   model->to(device);
+  if (resumed) nn::load(*model, a.resume);
   X_train = X_train.to(device), X_test = X_test.to(device);
   y_train = y_train.to(device), y_test = y_test.to(device);
   std::unique_ptr<optim::Optimizer> optimizer;
@@ -158,6 +209,7 @@ void run_train(const TrainArgs& a) {
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();
 
+  std::optional<StopSignals> stop_signals(std::in_place);
   std::FILE* out = a.json ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "iris" ? "Iris (built in)" : a.data;
@@ -168,23 +220,66 @@ void run_train(const TrainArgs& a) {
              a.momentum > 0 ? fmt::format(" momentum {}", a.momentum) : "",
              a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch");
   fmt::print(out, "device:    {}\n", device.str());
+  if (resumed)
+    fmt::print(out, "resumed:   {} at epoch {} (optimizer state starts afresh)\n", a.resume, start);
   std::fflush(out);
 
-  ProgressBar bar(a.epochs, !a.json && stderr_is_terminal(), stderr_style());
-  FitOptions fit_options{a.epochs, a.batch_size, a.record_every, a.seed, !a.eager,
+  ProgressBar bar(a.epochs - start, !a.json && stderr_is_terminal(), stderr_style());
+  FitOptions fit_options{a.epochs - start, a.batch_size, a.record_every, a.seed, !a.eager,
                          a.print_every};
-  FitResult fit = cli::fit(*model, *optimizer, X_train, y_train, fit_options,
-                           [&](int64_t epoch, const Tensor& loss) {
-                             if (a.print_every && epoch % a.print_every == 0) {
-                               bar.clear();
-                               fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs,
-                                          loss.item());
-                             } else if (bar.due()) {
-                               bar.draw(epoch, loss.item());
-                             }
-                             return true;
-                           });
+  // The loss is checked at every epoch the loop reports on the CPU, where reading it is free;
+  // elsewhere only when it is read anyway (printed, drawn) and at the end.
+  int64_t good_epoch = start, bad_epoch = 0;
+  float bad_loss = 0.0f;
+  FitResult fit = cli::fit(
+      *model, *optimizer, X_train, y_train, fit_options, [&](int64_t epoch, const Tensor& loss) {
+        const bool print = a.print_every && epoch % a.print_every == 0;
+        const bool draw = !print && bar.due();
+        if (!print && !draw && !device.is_cpu()) return StopSignals::received() == 0;
+        const float value = loss.item();
+        if (!std::isfinite(value)) {
+          bad_epoch = start + epoch;
+          bad_loss = value;
+          return false;
+        }
+        good_epoch = start + epoch;
+        if (print) {
+          bar.clear();
+          fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", start + epoch, a.epochs, value);
+        } else if (draw) {
+          bar.draw(epoch, value);
+        }
+        return StopSignals::received() == 0;
+      });
   bar.clear();
+  const int signal = StopSignals::received();
+  stop_signals.reset();
+  card.epochs = start + fit.epochs_done;
+  for (int64_t& epoch : fit.loss_epochs) epoch += start;
+  if (bad_epoch == 0 && !std::isfinite(fit.final_loss)) {
+    bad_epoch = card.epochs;
+    bad_loss = fit.final_loss;
+  }
+  if (bad_epoch != 0) stop_at_nonfinite(a, good_epoch, bad_epoch, bad_loss);
+  const bool plot = !a.no_plot && !fit.losses.empty();
+  const std::string title =
+      fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths), data_name, device.str());
+  if (signal != 0) {
+    std::vector<std::string> wrote;
+    if (!a.save.empty()) {
+      nn::save(*model, a.save, to_metadata(card));
+      wrote.push_back("checkpoint " + a.save);
+    }
+    if (plot) {
+      write_plot(a.plot, fit, title);
+      wrote.push_back("plot " + a.plot);
+    }
+    fmt::print(
+        stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n", StopSignals::name(signal),
+        card.epochs, a.epochs,
+        wrote.empty() ? "nothing written" : fmt::format("wrote {}", fmt::join(wrote, " and ")));
+    throw ExitStatus{kExitInterrupted};
+  }
 
   std::vector<int64_t> predicted, truth = y_test.to_vector<int64_t>();
   {
@@ -200,10 +295,13 @@ void run_train(const TrainArgs& a) {
   if (!fit.losses.empty())
     fmt::print(out, "  {}", report::sparkline({fit.losses.begin(), fit.losses.end()}, 50));
   fmt::print(out, "\n");
-  if (!a.no_plot && !fit.losses.empty()) {
-    write_plot(a.plot, fit, fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths),
-                                        data_name, device.str()));
+  if (plot) {
+    write_plot(a.plot, fit, title);
     fmt::print(out, "plot:      {}\n", a.plot);
+  }
+  if (!a.save.empty()) {
+    nn::save(*model, a.save, to_metadata(card));
+    fmt::print(out, "checkpoint: {} ({} epochs)\n", a.save, card.epochs);
   }
   int64_t correct = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
@@ -230,7 +328,7 @@ void run_train(const TrainArgs& a) {
   j["seed"] = a.seed;
   j["scale"] = a.scale;
   j["fused"] = !a.eager;
-  j["epochs"] = fit.epochs_done;
+  j["epochs"] = card.epochs;
   j["train_s"] = fit.train_s;
   j["epoch_us"] = epoch_us;
   j["final_loss"] = fit.final_loss;
@@ -243,7 +341,8 @@ void run_train(const TrainArgs& a) {
   j["f1"] = rep.f1;
   j["support"] = rep.support;
   j["confusion"] = rep.confusion;
-  j["plot"] = a.no_plot || fit.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.plot);
+  j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
+  j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
   fmt::print("{}\n", j.dump());
 }
 
@@ -281,6 +380,11 @@ void add_train_command(CLI::App& app) {
                                           "(default: the last column)");
   cmd->add_option("--plot", args->plot, "Where to write the loss curve (SVG)")->capture_default_str();
   cmd->add_flag("--no-plot", args->no_plot, "Do not write the loss curve");
+  cmd->add_option("--save", args->save, "Write the trained model here (safetensors, atomically)");
+  cmd->add_option("--resume", args->resume,
+                  "Continue from this checkpoint until --epochs (the total) are done");
+  cmd->add_option("--threads", args->threads, "CPU threads; 0 = one per core")
+      ->capture_default_str();
   cmd->add_flag("--eager", args->eager,
                  "Run each step op by op with autograd instead of one fused call (slower; "
                  "for comparison)");

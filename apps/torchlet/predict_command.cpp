@@ -1,0 +1,129 @@
+// `torchlet predict`: labels each row of a CSV file with a model saved by `torchlet train
+// --save`, scaling it as the training rows were, and prints the class name and one probability
+// per class as CSV. The file's header must name the model's features (in any order); other
+// columns, such as the label column of a training file, are ignored.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "csv_table.h"
+#include "saved_model.h"
+#include "torchlet/io/file.h"
+#include "torchlet/nn/checkpoint.h"
+#include "training.h"
+
+namespace torchlet::cli {
+namespace {
+
+struct PredictArgs {
+  std::string model;
+  std::string data;
+  std::string out;  // empty: stdout
+};
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "'" : ", '") + name + "'";
+  return out;
+}
+
+// The header column of each of the model's features; errors list the ones not found.
+std::vector<std::size_t> feature_columns(const std::string& path, const CsvRow& header,
+                                         const std::vector<std::string>& features) {
+  const std::vector<std::string>& names = header.fields;
+  std::vector<std::size_t> columns;
+  std::vector<std::string> missing;
+  for (const std::string& feature : features) {
+    const auto at = std::find(names.begin(), names.end(), feature);
+    if (at == names.end()) {
+      missing.push_back(feature);
+      continue;
+    }
+    TORCHLET_CHECK(std::find(at + 1, names.end(), feature) == names.end(), path, ":", header.line,
+                   ": Expected the feature column '", feature, "' once, but it appears twice");
+    columns.push_back(static_cast<std::size_t>(at - names.begin()));
+  }
+  TORCHLET_CHECK(missing.empty(), path, ":", header.line, ": Expected a header naming the ",
+                 "model's features ", quoted_list(features), ", but it has no ",
+                 quoted_list(missing));
+  return columns;
+}
+
+// The model's features of every row, [rows, features] float32.
+Tensor read_features(const std::string& path, const CsvTable& table,
+                     const std::vector<std::string>& features) {
+  const std::vector<std::size_t> columns = feature_columns(path, table.header, features);
+  const std::vector<std::string>& names = table.header.fields;
+  std::vector<float> values;
+  values.reserve(table.rows.size() * columns.size());
+  for (const CsvRow& row : table.rows) {
+    TORCHLET_CHECK(row.fields.size() == names.size(), path, ":", row.line, ": Expected ",
+                   names.size(), " fields as in the header, but got ", row.fields.size());
+    for (std::size_t c : columns) {
+      const std::string column = "column " + std::to_string(c + 1) + " ('" + names[c] + "')";
+      values.push_back(parse_csv_number(path, row.line, column, row.fields[c]));
+    }
+  }
+  return tensor(values,
+                {static_cast<int64_t>(table.rows.size()), static_cast<int64_t>(columns.size())});
+}
+
+std::string float_text(float value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest exact
+  return std::string(buffer, result.ptr);
+}
+
+void run_predict(const PredictArgs& a) {
+  if (!a.out.empty()) io::check_writable_path(a.out, "--out");
+  const SavedModel saved = read_saved_model(a.model);
+  auto model = make_mlp(saved.layers);
+  nn::load(*model, a.model);
+  model->eval();
+  const Tensor X =
+      apply_scaler(saved.scaler, read_features(a.data, read_csv_table(a.data), saved.features));
+  std::vector<float> probs;
+  {
+    NoGradGuard no_grad;
+    probs = (*model)(X).softmax(1).to_vector<float>();
+  }
+  const std::size_t classes = saved.classes.size();
+  std::string csv = "class";
+  for (const std::string& name : saved.classes) csv.append(",").append(csv_field("prob_" + name));
+  csv += "\n";
+  for (std::size_t at = 0; at < probs.size(); at += classes) {
+    const auto row = probs.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto best = std::max_element(row, row + static_cast<std::ptrdiff_t>(classes)) - row;
+    csv += csv_field(saved.classes[static_cast<std::size_t>(best)]);
+    for (std::size_t k = 0; k < classes; ++k) csv.append(",").append(float_text(probs[at + k]));
+    csv += "\n";
+  }
+  if (a.out.empty()) {
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
+    return;
+  }
+  io::write_file_atomic(a.out, csv);
+  fmt::print("predictions: {} rows of {} written to {}\n", X.size(0), a.data, a.out);
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto args = std::make_shared<PredictArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict", "Label the rows of a CSV file with a model saved by 'torchlet train --save'");
+  cmd->add_option("--model", args->model, "The checkpoint written by 'torchlet train --save'")
+      ->required();
+  cmd->add_option("--data", args->data,
+                  "A CSV file whose header names the model's features (other columns ignored)")
+      ->required();
+  cmd->add_option("--out", args->out, "Write the predictions here (atomically), not to stdout");
+  cmd->callback([args] { run_predict(*args); });
+}
+
+}  // namespace torchlet::cli

@@ -1,0 +1,142 @@
+// The course's workload timed with torchlet's public API: Iris (split 0.2 / 42, MinMax), an
+// MLP 4-10-3 as nn::Sequential, SGD lr 0.01, 20,000 full-batch epochs, the loss read every 200.
+// Two variants: eager (model(X), cross_entropy, backward, step) and fused
+// (nn::FusedMlp::loss_and_grads, step). Prints one JSON line per variant; compare_pytorch.py
+// runs the same loop in PyTorch and prints the ratios.
+#include <torchlet/threads.h>
+#include <torchlet/torchlet.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace tl = torchlet;
+namespace nn = torchlet::nn;
+
+namespace {
+
+struct Options {
+  int epochs = 20000;
+  int record_every = 200;
+  int repeats = 5;
+  int threads = 0;  // 0: the library's default
+};
+
+struct Data {
+  tl::Tensor X, y;
+};
+
+Data course_data() {
+  auto iris = tl::data::load_iris();
+  auto split = tl::data::train_test_split(iris.X, iris.y, 0.2, 42);
+  tl::data::MinMaxScaler scaler;
+  return {scaler.fit_transform(split.X_train), split.y_train};
+}
+
+std::shared_ptr<nn::Sequential> course_model() {
+  tl::manual_seed(0);
+  auto model = std::make_shared<nn::Sequential>();
+  model->add<nn::Linear>(4, 10);
+  model->add<nn::ReLU>();
+  model->add<nn::Linear>(10, 3);
+  return model;
+}
+
+struct Run {
+  double seconds = 0.0;
+  float final_loss = 0.0f;
+};
+
+// One training run from fresh weights; only the loop is timed, as in the PyTorch script.
+Run train(const Data& d, const Options& o, bool fused) {
+  auto model = course_model();
+  tl::optim::SGD optimizer(model->parameters(), 0.01);
+  nn::FusedMlp fused_step(*model);
+  std::vector<float> losses;
+  losses.reserve(static_cast<std::size_t>(o.epochs / o.record_every));
+  const auto start = std::chrono::steady_clock::now();
+  for (int epoch = 0; epoch < o.epochs; ++epoch) {
+    tl::Tensor loss;
+    if (fused) {
+      loss = fused_step.loss_and_grads(d.X, d.y);  // replaces the grads: no zero_grad needed
+    } else {
+      loss = tl::cross_entropy((*model)(d.X), d.y);
+      optimizer.zero_grad();
+      loss.backward();
+    }
+    optimizer.step();
+    if ((epoch + 1) % o.record_every == 0) losses.push_back(loss.item());
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  return {std::chrono::duration<double>(stop - start).count(),
+          losses.empty() ? 0.0f : losses.back()};
+}
+
+void report(const Data& d, const Options& o, bool fused) {
+  std::vector<double> seconds;
+  float final_loss = 0.0f;
+  for (int r = 0; r < o.repeats; ++r) {
+    const Run run = train(d, o, fused);
+    seconds.push_back(run.seconds);
+    final_loss = run.final_loss;
+  }
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  std::string runs;
+  for (double s : seconds) runs += (runs.empty() ? "" : ", ") + std::to_string(s);
+  std::printf(
+      "{\"bench\": \"course\", \"engine\": \"torchlet\", \"variant\": \"%s\", \"threads\": %d, "
+      "\"epochs\": %d, \"runs_s\": [%s], \"median_s\": %.6f, \"min_s\": %.6f, "
+      "\"final_loss\": %.6f}\n",
+      fused ? "fused" : "eager", tl::get_num_threads(), o.epochs, runs.c_str(),
+      sorted[sorted.size() / 2], sorted.front(), static_cast<double>(final_loss));
+  std::fflush(stdout);
+}
+
+int parse_int(const char* flag, const char* value, int min) {
+  char* end = nullptr;
+  const long v = value ? std::strtol(value, &end, 10) : 0;
+  if (!value || *end != '\0' || v < min || v > 1'000'000'000) {
+    std::fprintf(stderr, "bench_course: %s: Expected an integer >= %d, but got '%s'\n", flag, min,
+                 value ? value : "");
+    std::exit(2);
+  }
+  return static_cast<int>(v);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const char* flag = argv[i];
+    const char* value = i + 1 < argc ? argv[++i] : nullptr;
+    if (!std::strcmp(flag, "--epochs"))
+      o.epochs = parse_int(flag, value, 1);
+    else if (!std::strcmp(flag, "--record-every"))
+      o.record_every = parse_int(flag, value, 1);
+    else if (!std::strcmp(flag, "--repeats"))
+      o.repeats = parse_int(flag, value, 1);
+    else if (!std::strcmp(flag, "--threads"))
+      o.threads = parse_int(flag, value, 1);
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_course [--epochs N] [--record-every N] [--repeats N] "
+                   "[--threads N]\n");
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (o.threads > 0) tl::set_num_threads(o.threads);
+  const Data d = course_data();
+  report(d, o, /*fused=*/false);
+  report(d, o, /*fused=*/true);
+}

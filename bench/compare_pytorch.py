@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""torchlet against PyTorch in one run: the ratios of issue 7's four targets.
+
+Runs the PyTorch side of each workload in a child process (this script with --worker), the
+torchlet side with the bench programs and the CLI, and prints each ratio. Run it with Debian's
+/usr/bin/python3 (python3-torch 1.13, CPU); `cmake --build build --target bench` does.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MLP_ROWS, MLP_BATCH = 60000, 256
+MLP_WIDTHS = (784, 512, 512, 10)
+
+
+# --- the PyTorch workloads (child processes) -------------------------------------------------
+
+def worker_course(args):
+    """The course's program (day 34), line for line; only the training loop is timed."""
+    import torch
+    from torch import nn
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import MinMaxScaler
+
+    torch.set_num_threads(args.threads)
+    iris = load_iris()
+    X_train, _, y_train, _ = train_test_split(iris.data, iris.target, test_size=0.2,
+                                              random_state=42)
+    X_train = torch.tensor(MinMaxScaler().fit_transform(X_train), dtype=torch.float32)
+    y_train = torch.tensor(y_train, dtype=torch.long)
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(4, 10)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Linear(10, 3)
+
+        def forward(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+
+    torch.manual_seed(0)
+    model = MLP()
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    start = time.perf_counter()
+    for epoch in range(args.epochs):
+        outputs = model(X_train)
+        loss = criterion(outputs, y_train)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if (epoch + 1) % 200 == 0:
+            losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "final_loss": losses[-1] if losses else None,
+            "threads": torch.get_num_threads(), "torch": torch.__version__}
+
+
+def worker_mlp(args):
+    """bench_mlp.cpp's workload: MLP 784-512-512-10, batches of 256, SGD, synthetic data."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    X = torch.rand(MLP_ROWS, MLP_WIDTHS[0])
+    y = torch.randint(0, MLP_WIDTHS[-1], (MLP_ROWS,))
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(first):
+        loss = nn.functional.cross_entropy(model(X[first:first + MLP_BATCH]),
+                                           y[first:first + MLP_BATCH])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for s in range(5):  # warm-up, as bench_mlp does
+        step(s * MLP_BATCH)
+    start = time.perf_counter()
+    for _ in range(args.epochs):
+        for first in range(0, MLP_ROWS, MLP_BATCH):
+            loss = step(first)
+        loss.item()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "samples_per_s": args.epochs * MLP_ROWS / seconds,
+            "threads": torch.get_num_threads()}
+
+
+# --- running children --------------------------------------------------------------------------
+
+def run_child(cmd, env=None):
+    """Runs cmd; returns (stdout, wall seconds). Raises on a non-zero exit."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {err.strip()}")
+    return out, wall
+
+
+def peak_rss_mib(cmd, cwd=None):
+    """The peak resident set of one run of cmd, as /usr/bin/time -f %M reports it (KiB).
+    Not wait4 from here: a child forked from this Python counts its pre-exec copy of us."""
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
+    return int(proc.stderr.strip().splitlines()[-1]) / 1024.0
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def pytorch_cmd(worker, args, epochs):
+    return [sys.executable, os.path.abspath(__file__), "--worker", worker,
+            "--threads", str(args.threads), "--epochs", str(epochs)]
+
+
+def pytorch(worker, args, epochs):
+    """One PyTorch worker's result. Debian's torch runs its GEMMs in OpenBLAS's own pthread
+    pool, which torch.set_num_threads does not size: the environment does, for a fair count."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads),
+               OMP_NUM_THREADS=str(args.threads))
+    out, _ = run_child(pytorch_cmd(worker, args, epochs), env=env)
+    return json_lines(out)[-1]
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+# --- the comparison ------------------------------------------------------------------------------
+
+def compare(args):
+    bench_dir = args.bench_dir or os.path.join(ROOT, "build", "bench")
+    cli = args.torchlet or os.path.join(ROOT, "build", "torchlet")
+    results = {"threads": args.threads, "load_before": os.getloadavg()[0]}
+    print(f"torchlet vs PyTorch, {args.threads} threads; load average {os.getloadavg()[0]:.2f}"
+          f"{'  (busy machine: figures are noisy)' if os.getloadavg()[0] > 1.5 else ''}")
+
+    # Target 1: the course's workload, PyTorch eager against torchlet eager and fused.
+    out, _ = run_child([os.path.join(bench_dir, "bench_course"), "--threads", str(args.threads),
+                        "--repeats", str(args.course_repeats)])
+    tl_runs = {r["variant"]: r for r in json_lines(out)}
+    pt_runs = [pytorch("course", args, 20000) for _ in range(args.pytorch_repeats)]
+    pt_s = statistics.median(r["seconds"] for r in pt_runs)
+    results["course"] = {"pytorch_s": [r["seconds"] for r in pt_runs], "torchlet": tl_runs}
+    print("\ntarget 1: course workload (Iris 4-10-3, 20,000 full-batch epochs, SGD)")
+    print(f"  PyTorch {pt_runs[0]['torch']} eager   {pt_s:8.3f} s  "
+          f"(median of {len(pt_runs)}; final loss {pt_runs[-1]['final_loss']:.4f})")
+    for variant in ("eager", "fused"):
+        r = tl_runs[variant]
+        ratio = pt_s / r["median_s"]
+        results["course"][f"ratio_{variant}"] = ratio
+        print(f"  torchlet {variant:5}        {r['median_s']:8.4f} s  (median of "
+              f"{len(r['runs_s'])}; final loss {r['final_loss']:.4f})  PyTorch / torchlet = "
+              f"{ratio:7.1f}x  [>= 100x: {verdict(ratio >= 100)}]")
+
+    # Target 2: the large MLP, samples per second at the same thread count.
+    out, _ = run_child([os.path.join(bench_dir, "bench_mlp"), "--threads", str(args.threads),
+                        "--epochs", str(args.mlp_epochs)])
+    tl_mlp = json_lines(out)[-1]
+    pt_mlp = pytorch("mlp", args, args.mlp_epochs)
+    ratio = tl_mlp["samples_per_s"] / pt_mlp["samples_per_s"]
+    pt_gflops = pt_mlp["samples_per_s"] * tl_mlp["flops_per_sample"] / 1e9
+    results["mlp"] = {"torchlet": tl_mlp, "pytorch": pt_mlp, "ratio": ratio}
+    print(f"\ntarget 2: MLP 784-512-512-10, batch 256, SGD, {args.mlp_epochs} epochs of 60,000 "
+          f"rows, {args.threads} threads")
+    print(f"  peak FP32 (estimate) {tl_mlp['peak_gflops']:.1f} GFLOP/s = "
+          f"{tl_mlp['peak_formula']}; {tl_mlp['flops_per_sample'] / 1e6:.2f} MFLOP per sample")
+    print(f"  PyTorch   {pt_mlp['samples_per_s']:9.0f} samples/s  {pt_gflops:6.1f} GFLOP/s "
+          f"({100 * pt_gflops / tl_mlp['peak_gflops']:.1f}% of peak)")
+    print(f"  torchlet  {tl_mlp['samples_per_s']:9.0f} samples/s  {tl_mlp['gflops']:6.1f} GFLOP/s "
+          f"({tl_mlp['pct_peak']:.1f}% of peak)")
+    print(f"  torchlet / PyTorch = {ratio:.2f}x  [>= 1.0x: {verdict(ratio >= 1.0)}]; "
+          f"{tl_mlp['pct_peak']:.1f}% of peak  [>= 60%: {verdict(tl_mlp['pct_peak'] >= 60)}]")
+
+    if not os.access(cli, os.X_OK):
+        print(f"\ntargets 3 and 4: skipped, no torchlet CLI at {cli} (pass --torchlet PATH)")
+        return finish(args, results)
+
+    # Target 3: peak resident memory of whole processes.
+    print("\ntarget 3: peak resident memory (whole process, /usr/bin/time -f %M)")
+    with tempfile.TemporaryDirectory() as tmp:  # torchlet train writes loss.svg in its cwd
+        tl_rss = peak_rss_mib([cli, "train"], cwd=tmp)
+    pt_rss = peak_rss_mib(pytorch_cmd("course", args, 20000))
+    results["rss_mib"] = {"torchlet_train": tl_rss, "pytorch_course": pt_rss}
+    tl_mb = tl_rss * 1.048576  # the target is in MB (10^6 bytes)
+    print(f"  PyTorch course program   {pt_rss:7.1f} MiB")
+    print(f"  torchlet train           {tl_rss:7.1f} MiB = {tl_mb:.1f} MB  [<= 16 MB: "
+          f"{verdict(tl_mb <= 16)}]  PyTorch / torchlet = {pt_rss / tl_rss:.1f}x")
+
+    # Target 4: `torchlet info`, whole process wall time.
+    print(f"\ntarget 4: torchlet info, wall time of the whole process ({args.info_runs} runs)")
+    probe = subprocess.run([cli, "info"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    if probe.returncode != 0:
+        print(f"  skipped: `torchlet info` is not available ({probe.stderr.strip()[:120]})")
+    else:
+        walls = [run_child([cli, "info"])[1] * 1000 for _ in range(args.info_runs)]
+        median = statistics.median(walls)
+        results["info_ms"] = walls
+        print(f"  median {median:.1f} ms (min {min(walls):.1f}, max {max(walls):.1f})  "
+              f"[< 50 ms: {verdict(median < 50)}]")
+    finish(args, results)
+
+
+def finish(args, results):
+    results["load_after"] = os.getloadavg()[0]
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=os.cpu_count(),
+                   help="threads for both engines (default: the CPUs)")
+    p.add_argument("--bench-dir", help="where bench_course and bench_mlp are "
+                                       "(default: build/bench)")
+    p.add_argument("--torchlet", help="the torchlet CLI (default: build/torchlet)")
+    p.add_argument("--course-repeats", type=int, default=5, help="torchlet runs of the course")
+    p.add_argument("--pytorch-repeats", type=int, default=1, help="PyTorch runs of the course")
+    p.add_argument("--mlp-epochs", type=int, default=2, help="epochs of the large MLP")
+    p.add_argument("--info-runs", type=int, default=20)
+    p.add_argument("--json", help="also write every figure to this JSON file")
+    p.add_argument("--worker", choices=("course", "mlp"), help=argparse.SUPPRESS)
+    p.add_argument("--epochs", type=int, default=20000, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        result = (worker_course if args.worker == "course" else worker_mlp)(args)
+        print(json.dumps(result))
+        return
+    if importlib.util.find_spec("torch") is None:
+        sys.exit(f"compare_pytorch.py: {sys.executable} has no torch; run it with Debian's "
+                 "/usr/bin/python3 (python3-torch)")
+    compare(args)
+
+
+if __name__ == "__main__":
+    main()
