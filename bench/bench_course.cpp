@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,14 +56,15 @@ struct Run {
 Run train(const Data& d, const Options& o, bool fused) {
   auto model = course_model();
   tl::optim::SGD optimizer(model->parameters(), 0.01);
-  nn::FusedMlp fused_step(*model);
+  std::optional<nn::FusedMlp> fused_step;
+  if (fused) fused_step.emplace(*model);
   std::vector<float> losses;
   losses.reserve(static_cast<std::size_t>(o.epochs / o.record_every));
   const auto start = std::chrono::steady_clock::now();
   for (int epoch = 0; epoch < o.epochs; ++epoch) {
     tl::Tensor loss;
     if (fused) {
-      loss = fused_step.loss_and_grads(d.X, d.y);  // replaces the grads: no zero_grad needed
+      loss = fused_step->loss_and_grads(d.X, d.y);  // replaces the grads: no zero_grad needed
     } else {
       loss = tl::cross_entropy((*model)(d.X), d.y);
       optimizer.zero_grad();
