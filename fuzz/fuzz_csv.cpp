@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -14,9 +15,15 @@
 
 namespace {
 
+// The scratch file, removed when the fuzzer exits.
+struct ScratchFile {
+  std::string path = "/tmp/torchlet-fuzz-csv-" + std::to_string(getpid()) + ".csv";
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
+
 const std::string& scratch_path() {
-  static const std::string path = "/tmp/torchlet-fuzz-csv-" + std::to_string(getpid()) + ".csv";
-  return path;
+  static const ScratchFile file;
+  return file.path;
 }
 
 }  // namespace

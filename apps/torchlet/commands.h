@@ -13,8 +13,8 @@ void add_predict_command(CLI::App& app);
 
 // Exit statuses shared by every command.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // a bug or an unexpected system error
-inline constexpr int kExitBadInput = 2;  // bad arguments or data: the message says which
+inline constexpr int kExitFailure = 1;        // a bug or an unexpected system error
+inline constexpr int kExitBadInput = 2;       // bad arguments or data: the message says which
 inline constexpr int kExitNonFiniteLoss = 3;  // training stopped at a NaN or infinite loss
 inline constexpr int kExitInterrupted = 130;  // stopped early by SIGINT or SIGTERM (128 + 2)
 
