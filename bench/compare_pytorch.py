@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""torchlet against PyTorch in one run: the ratios of issue 7's four targets.
+"""torchlet against PyTorch in one run: the ratios of issue 7's four targets and of issue 6's
+overhead settings (the loss read every 1, 10, 100, 200, 1000 epochs or never).
 
 Runs the PyTorch side of each workload in a child process (this script with --worker), the
 torchlet side with the bench programs and the CLI, and prints each ratio. Run it with Debian's
@@ -18,12 +19,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MLP_ROWS, MLP_BATCH = 60000, 256
 MLP_WIDTHS = (784, 512, 512, 10)
+OVERHEAD_INTERVALS = (1, 10, 100, 200, 1000, 0)  # record the loss every N epochs; 0: never
 
 
 # --- the PyTorch workloads (child processes) -------------------------------------------------
 
-def worker_course(args):
-    """The course's program (day 34), line for line; only the training loop is timed."""
+def course_setup(args):
+    """The course's data (Iris, 80/20 split with random_state 42, MinMax scaled) and a fresh
+    MLP 4-10-3 from seed 0, with its loss and SGD optimizer."""
     import torch
     from torch import nn
     from sklearn.datasets import load_iris
@@ -49,8 +52,14 @@ def worker_course(args):
 
     torch.manual_seed(0)
     model = MLP()
-    criterion = nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    return (X_train, y_train, model, nn.CrossEntropyLoss(),
+            torch.optim.SGD(model.parameters(), lr=0.01))
+
+
+def course_loop(args, every):
+    """The course's training loop (day 34), line for line, with loss.item() every `every`
+    epochs (0: never); returns the seconds it took and the recorded losses."""
+    X_train, y_train, model, criterion, optimizer = course_setup(args)
     losses = []
     start = time.perf_counter()
     for epoch in range(args.epochs):
@@ -59,11 +68,32 @@ def worker_course(args):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        if (epoch + 1) % 200 == 0:
+        if every and (epoch + 1) % every == 0:
             losses.append(loss.item())
     seconds = time.perf_counter() - start
+    return seconds, losses, loss.item()
+
+
+def worker_course(args):
+    """The course's program (day 34); only the training loop is timed."""
+    import torch
+
+    seconds, losses, _ = course_loop(args, 200)
     return {"seconds": seconds, "final_loss": losses[-1] if losses else None,
             "threads": torch.get_num_threads(), "torch": torch.__version__}
+
+
+def worker_overhead(args):
+    """The course's loop once per record interval of `torchlet bench overhead` (loss.item()
+    every N epochs, or never), nothing printed: what each synchronisation costs PyTorch."""
+    import torch
+
+    runs = []
+    for every in OVERHEAD_INTERVALS:
+        seconds, losses, final = course_loop(args, every)
+        runs.append({"record_every": every, "seconds": seconds, "records": len(losses),
+                     "final_loss": final})
+    return {"runs": runs, "threads": torch.get_num_threads(), "torch": torch.__version__}
 
 
 def worker_mlp(args):
@@ -224,6 +254,36 @@ def target_info(args, cli):
     return walls
 
 
+def target_overhead(args, cli):
+    """The record intervals of `torchlet bench overhead`, PyTorch and torchlet side by side:
+    loss.item() every N epochs, nothing printed, one thread on both sides (as target 1)."""
+    epochs = args.overhead_epochs
+    out, _ = run_child([cli, "bench", "overhead", "--device", "cpu", "--epochs", str(epochs),
+                        "--json"], env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    runs = json.loads(out)["results"][0]["runs"]
+    tl = {(r["path"], r["record_every"]): r["time_s"] for r in runs
+          if r["print_every"] == 0 and r["record"] != "deferred"}
+    pt = {r["record_every"]: r["seconds"] for r in pytorch("overhead", 1, epochs)["runs"]}
+    print(f"\noverhead: the course's loop with loss.item() every N epochs, nothing printed, "
+          f"{epochs:,} epochs, 1 thread")
+    print(f"  {'record every':>12} {'PyTorch s':>10} {'eager s':>9} {'ratio':>7} "
+          f"{'replay s':>9} {'ratio':>7}")
+    rows = []
+    for every in OVERHEAD_INTERVALS:
+        eager, replay = tl[("eager", every)], tl[("replay", every)]
+        rows.append({"record_every": every, "pytorch_s": pt[every], "eager_s": eager,
+                     "replay_s": replay, "ratio_eager": pt[every] / eager,
+                     "ratio_replay": pt[every] / replay})
+        print(f"  {every if every else 'never':>12} {pt[every]:10.3f} {eager:9.4f} "
+              f"{pt[every] / eager:6.1f}x {replay:9.4f} {pt[every] / replay:6.1f}x")
+    # What one item() adds: the extra time of recording every epoch over never, per record.
+    per_sync = {name: (t[1] - t[0]) / epochs * 1e6 for name, t in
+                (("PyTorch", pt), ("torchlet eager", {k: tl[("eager", k)] for k in (0, 1)}))}
+    print("  extra time per loss.item(), (every 1 - never) / epochs: " +
+          ", ".join(f"{name} {us:.2f} us" for name, us in per_sync.items()))
+    return {"epochs": epochs, "rows": rows, "per_sync_us": per_sync}
+
+
 def compare(args):
     bench_dir = args.bench_dir or os.path.join(ROOT, "build", "bench")
     cli = args.torchlet or os.path.join(ROOT, "build", "torchlet")
@@ -235,8 +295,11 @@ def compare(args):
     if os.access(cli, os.X_OK):
         results["rss_mib"] = target_rss(cli)
         results["info_ms"] = target_info(args, cli)
+        if args.overhead_epochs > 0:
+            results["overhead"] = target_overhead(args, cli)
     else:
-        print(f"\ntargets 3 and 4: skipped, no torchlet CLI at {cli} (pass --torchlet PATH)")
+        print(f"\ntargets 3 and 4 and the overhead settings: skipped, no torchlet CLI at {cli} "
+              "(pass --torchlet PATH)")
     results["load_after"] = os.getloadavg()[0]
     print(f"\nload average after: {results['load_after']:.2f}")
     if args.json:
@@ -255,12 +318,15 @@ def main():
     p.add_argument("--pytorch-repeats", type=int, default=1, help="PyTorch runs of the course")
     p.add_argument("--mlp-epochs", type=int, default=2, help="epochs of the large MLP")
     p.add_argument("--info-runs", type=int, default=20)
+    p.add_argument("--overhead-epochs", type=int, default=20000,
+                   help="epochs of each overhead setting (0: skip them)")
     p.add_argument("--json", help="also write every figure to this JSON file")
-    p.add_argument("--worker", choices=("course", "mlp"), help=argparse.SUPPRESS)
+    p.add_argument("--worker", choices=("course", "mlp", "overhead"), help=argparse.SUPPRESS)
     p.add_argument("--epochs", type=int, default=20000, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        result = (worker_course if args.worker == "course" else worker_mlp)(args)
+        result = {"course": worker_course, "mlp": worker_mlp,
+                  "overhead": worker_overhead}[args.worker](args)
         print(json.dumps(result))
         return
     if importlib.util.find_spec("torch") is None:

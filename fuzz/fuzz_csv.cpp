@@ -1,5 +1,5 @@
-// libFuzzer target: any file given to data::read_csv (training data) and to the CLI's
-// read_csv_table and parse_csv_number (`torchlet predict`) loads or raises torchlet::Error;
+// libFuzzer target: any file given to data::read_csv (training data) and to
+// data::read_csv_table and parse_csv_number (`torchlet predict`) loads or raises torchlet::Error;
 // never a crash. The readers take a path, so each input is written to a scratch file first.
 #include <unistd.h>
 
@@ -9,7 +9,6 @@
 #include <fstream>
 #include <string>
 
-#include "torchlet/csv_table.h"  // apps/torchlet/csv_table.h
 #include "torchlet/data/csv.h"
 #include "torchlet/error.h"
 
@@ -39,11 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const torchlet::Error&) {
   }
   try {
-    const torchlet::cli::CsvTable table = torchlet::cli::read_csv_table(scratch_path());
-    for (const torchlet::cli::CsvRow& row : table.rows)
+    const torchlet::data::CsvTable table = torchlet::data::read_csv_table(scratch_path());
+    for (const torchlet::data::CsvRow& row : table.rows)
       for (const std::string& field : row.fields) {
         try {
-          torchlet::cli::parse_csv_number(scratch_path(), row.line, "column", field);
+          torchlet::data::parse_csv_number(scratch_path(), row.line, "column", field);
         } catch (const torchlet::Error&) {
         }
       }

@@ -1,15 +1,16 @@
 // Runs the built torchlet CLI (TORCHLET_CLI_PATH) in a shell and captures its exit status,
-// stdout and stderr, for end-to-end tests. Also makes a fresh scratch folder per test.
+// stdout and stderr, for end-to-end tests (scratch_dir() in testing.h gives each its folder).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "testing.h"
 
 namespace torchlet::testing {
 
@@ -17,25 +18,6 @@ struct CliRun {
   int status = -1;
   std::string out, err;
 };
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A new empty folder named after the running test.
-inline std::filesystem::path scratch_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-  for (char& c : name)
-    if (c == '/') c = '_';
-  auto dir = std::filesystem::path(::testing::TempDir()) / ("torchlet_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 // Runs `torchlet <args>` with `cwd` as the working directory (args are passed to the shell).
 inline CliRun run_cli(const std::string& args, const std::filesystem::path& cwd) {
@@ -53,6 +35,23 @@ inline CliRun run_cli(const std::string& args, const std::filesystem::path& cwd)
   run.err = read_text(err_path);
   std::filesystem::remove(err_path);
   return run;
+}
+
+// Expects `torchlet <args>` run in `dir` to refuse its input before any work: exit status 2,
+// one line on stderr, "torchlet: error: <message>" (or a line holding `message` when not
+// `whole_line`), and no file `output` in `dir` (what the command would have written).
+inline void expect_refused(const std::string& args, const std::string& message,
+                           const std::filesystem::path& dir, const std::string& output,
+                           bool whole_line = true) {
+  const CliRun run = run_cli(args, dir);
+  EXPECT_EQ(run.status, 2) << args << "\n" << run.err;
+  if (whole_line) {
+    EXPECT_EQ(run.err, "torchlet: error: " + message + "\n") << args;
+  } else {
+    EXPECT_NE(run.err.find(message), std::string::npos) << args << "\nstderr: " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << "\n" << run.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / output)) << args;
 }
 
 }  // namespace torchlet::testing

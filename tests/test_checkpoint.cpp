@@ -22,24 +22,11 @@ namespace torchlet {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::error_of;
+using testing::parameter_values;
 using testing::read_text;
 using testing::scratch_dir;
-
-// An MLP 4-hidden-3 as the CLI builds it: parameters "0.weight", "0.bias", "2.weight", "2.bias".
-std::shared_ptr<nn::Sequential> mlp(uint64_t seed, int64_t hidden = 7) {
-  manual_seed(seed);
-  auto model = std::make_shared<nn::Sequential>();
-  model->add<nn::Linear>(4, hidden);
-  model->add<nn::ReLU>();
-  model->add<nn::Linear>(hidden, 3);
-  return model;
-}
-
-std::vector<std::vector<float>> weights(const nn::Module& m) {
-  std::vector<std::vector<float>> out;
-  for (const Tensor& p : m.parameters()) out.push_back(p.to_vector<float>());
-  return out;
-}
+using testing::small_mlp;
 
 // A safetensors file from its header text and data.
 std::string file_bytes(const std::string& header, const std::string& data = "") {
@@ -55,24 +42,19 @@ void write_bytes(const fs::path& path, const std::string& bytes) {
 // The message read_safetensors throws for a file holding `bytes`.
 std::string read_error(const fs::path& dir, const std::string& bytes) {
   write_bytes(dir / "bad.safetensors", bytes);
-  try {
-    nn::read_safetensors((dir / "bad.safetensors").string());
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return error_of([&] { nn::read_safetensors((dir / "bad.safetensors").string()); });
 }
 
 TEST(Checkpoint, SaveThenLoadGivesIdenticalWeightsAndPredictions) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "model.safetensors").string();
-  auto saved = mlp(1);
+  auto saved = small_mlp(1);
   nn::save(*saved, path, {{"classes", "[\"a\",\"b\",\"c\"]"}, {"epochs", "20"}});
-  auto loaded = mlp(2);
-  ASSERT_NE(weights(*saved), weights(*loaded));
+  auto loaded = small_mlp(2);
+  ASSERT_NE(parameter_values(*saved), parameter_values(*loaded));
   const nn::Metadata metadata = nn::load(*loaded, path);
   EXPECT_EQ(metadata, (nn::Metadata{{"classes", "[\"a\",\"b\",\"c\"]"}, {"epochs", "20"}}));
-  EXPECT_EQ(weights(*saved), weights(*loaded));  // bit for bit
+  EXPECT_EQ(parameter_values(*saved), parameter_values(*loaded));  // bit for bit
   const Tensor x = testing::random_tensor({9, 4}, 3);
   EXPECT_EQ((*saved)(x).to_vector<float>(), (*loaded)(x).to_vector<float>());
   for (const Tensor& p : loaded->parameters()) EXPECT_TRUE(p.requires_grad());
@@ -81,7 +63,7 @@ TEST(Checkpoint, SaveThenLoadGivesIdenticalWeightsAndPredictions) {
 TEST(Checkpoint, FileLayoutIsSafetensors) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "model.safetensors").string();
-  nn::save(*mlp(1), path, {{"k", "v"}});
+  nn::save(*small_mlp(1), path, {{"k", "v"}});
   const std::string bytes = read_text(path);
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
@@ -122,7 +104,7 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesTheSameValues) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   const auto dir = scratch_dir();
   const std::string path = (dir / "model.safetensors").string();
-  auto model = mlp(5, 129);
+  auto model = small_mlp(5, 129);
   nn::write_safetensors(path,
                         {{"fc.weight", model->parameters()[0]}, {"steps", tensor({7, -8}, {2})}},
                         {{"torchlet_version", "x"}});
@@ -145,7 +127,7 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesTheSameValues) {
 
 TEST(Checkpoint, TruncatedFilesAreRefusedWhereverTheyEnd) {
   const auto dir = scratch_dir();
-  nn::save(*mlp(1), (dir / "good.safetensors").string());
+  nn::save(*small_mlp(1), (dir / "good.safetensors").string());
   const std::string good = read_text(dir / "good.safetensors");
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= uint64_t{static_cast<unsigned char>(good[i])} << (8 * i);
@@ -285,38 +267,28 @@ TEST(Checkpoint, OverlappingOrUnclaimedBytes) {
 TEST(Checkpoint, LoadListsMissingUnexpectedAndMisshapedParametersAndChangesNothing) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "m.safetensors").string();
-  auto model = mlp(1);
-  const auto before = weights(*model);
+  auto model = small_mlp(1);
+  const auto before = parameter_values(*model);
   nn::write_safetensors(path, {{"0.weight", zeros({8, 4})},
                                {"0.bias", zeros({7})},
                                {"2.bias", tensor({1, 2, 3}, {3})},
                                {"extra", zeros({1})}});
-  try {
-    nn::load(*model, path);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              path +
-                  ": Expected the module's 4 parameters, but the file's 4 tensors do not "
-                  "match; missing: '2.weight'; unexpected: 'extra'; wrong shape or dtype: "
-                  "'0.weight' ([8, 4] float32 in the file, [7, 4] float32 in the module), "
-                  "'2.bias' ([3] int64 in the file, [3] float32 in the module)");
-  }
-  EXPECT_EQ(weights(*model), before);
+  EXPECT_EQ(error_of([&] { nn::load(*model, path); }),
+            path +
+                ": Expected the module's 4 parameters, but the file's 4 tensors do not "
+                "match; missing: '2.weight'; unexpected: 'extra'; wrong shape or dtype: "
+                "'0.weight' ([8, 4] float32 in the file, [7, 4] float32 in the module), "
+                "'2.bias' ([3] int64 in the file, [3] float32 in the module)");
+  EXPECT_EQ(parameter_values(*model), before);
   EXPECT_THROW(nn::load(*model, (dir / "none.safetensors").string()), Error);
-  EXPECT_EQ(weights(*model), before);
+  EXPECT_EQ(parameter_values(*model), before);
 }
 
 TEST(Checkpoint, SaveRefusesWhatTheFormatCannotHold) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "t.safetensors").string();
   const auto error = [&](const nn::NamedTensors& tensors) {
-    try {
-      nn::write_safetensors(path, tensors);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
+    return error_of([&] { nn::write_safetensors(path, tensors); });
   };
   EXPECT_EQ(error({{"b", ones({2}) == ones({2})}}),
             "write_safetensors: Expected float32 or int64 tensors, but 'b' is bool");
@@ -326,15 +298,11 @@ TEST(Checkpoint, SaveRefusesWhatTheFormatCannotHold) {
             "write_safetensors: Expected tensor names other than '' and '__metadata__', but got "
             "'__metadata__'");
   EXPECT_FALSE(fs::exists(path));
-  try {
-    nn::save(*mlp(1), (dir / "no/such/m.safetensors").string());
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(
-        std::string(e.what()).find("Cannot write '" + (dir / "no/such/m.safetensors").string()),
-        std::string::npos)
-        << e.what();
-  }
+  const std::string message =
+      error_of([&] { nn::save(*small_mlp(1), (dir / "no/such/m.safetensors").string()); });
+  EXPECT_NE(message.find("Cannot write '" + (dir / "no/such/m.safetensors").string()),
+            std::string::npos)
+      << message;
 }
 
 // A child process saves again and again (each save a new "generation"); it is killed at a
@@ -342,7 +310,7 @@ TEST(Checkpoint, SaveRefusesWhatTheFormatCannotHold) {
 TEST(Checkpoint, SaveKilledAtRandomMomentsAlwaysLeavesALoadableFile) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "m.safetensors").string();
-  auto model = mlp(1);
+  auto model = small_mlp(1);
   nn::save(*model, path, {{"generation", "0"}});
   std::mt19937 rng(7);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
@@ -363,30 +331,31 @@ TEST(Checkpoint, SaveKilledAtRandomMomentsAlwaysLeavesALoadableFile) {
     int status = 0;
     waitpid(child, &status, 0);
     ++kills;
-    auto loaded = mlp(2);
+    auto loaded = small_mlp(2);
     const nn::Metadata metadata = nn::load(*loaded, path);  // throws (fails) if broken
     const float value = std::stof(metadata.at("generation"));
     if (value > 0) {
-      for (const auto& w : weights(*loaded)) EXPECT_EQ(w, std::vector<float>(w.size(), value));
+      for (const auto& w : parameter_values(*loaded))
+        EXPECT_EQ(w, std::vector<float>(w.size(), value));
     }
   }
   EXPECT_GE(kills, 20);
   for (const auto& entry : fs::directory_iterator(dir)) fs::remove(entry.path());
 }
 
-TEST(Checkpoint, ParametersOnAGpuComeBackToTheirDevice) {
+TEST(CudaCheckpoint, ParametersComeBackToTheirDevice) {
   if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const auto dir = scratch_dir();
   const std::string path = (dir / "m.safetensors").string();
-  auto model = mlp(1);
-  const auto on_cpu = weights(*model);
+  auto model = small_mlp(1);
+  const auto on_cpu = parameter_values(*model);
   model->to(Device("cuda:0"));
   nn::save(*model, path);
-  auto loaded = mlp(2);
+  auto loaded = small_mlp(2);
   loaded->to(Device("cuda:0"));
   nn::load(*loaded, path);
   for (const Tensor& p : loaded->parameters()) EXPECT_EQ(p.device(), Device("cuda:0"));
-  EXPECT_EQ(weights(*loaded), on_cpu);
+  EXPECT_EQ(parameter_values(*loaded), on_cpu);
 }
 
 }  // namespace

@@ -103,10 +103,7 @@ TEST(CliPredict, FindsTheFeaturesByNameWithOrWithoutALabelAndWritesOutAtomically
 
 // One line on stderr naming `message`, exit status 2, and no output file.
 void expect_bad_input(const std::string& args, const std::string& message, const fs::path& dir) {
-  const testing::CliRun run = run_cli("predict --out out.csv " + args, dir);
-  EXPECT_EQ(run.status, 2) << args << "\n" << run.err;
-  EXPECT_EQ(run.err, "torchlet: error: " + message + "\n") << args;
-  EXPECT_FALSE(fs::exists(dir / "out.csv")) << args;
+  testing::expect_refused("predict --out out.csv " + args, message, dir, "out.csv");
 }
 
 TEST(CliPredict, BadRowsAreReportedByLine) {

@@ -116,14 +116,10 @@ TEST(CliTrain, CsvRoundTripGivesTheSameResult) {
   EXPECT_EQ(from_csv["test_acc"], built_in["test_acc"]);
 }
 
-// One line on stderr, exit status 2, and no output file.
+// One line on stderr holding `message`, exit status 2, and no plot written.
 void expect_bad_input(const std::string& args, const std::string& message,
                       const std::filesystem::path& dir) {
-  testing::CliRun run = run_cli("train --plot out.svg " + args, dir);
-  EXPECT_EQ(run.status, 2) << args << "\n" << run.err;
-  EXPECT_NE(run.err.find(message), std::string::npos) << args << "\nstderr: " << run.err;
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  EXPECT_FALSE(std::filesystem::exists(dir / "out.svg")) << args;
+  testing::expect_refused("train --plot out.svg " + args, message, dir, "out.svg", false);
 }
 
 TEST(CliTrain, BadArgumentsExitTwoBeforeAnyWork) {
@@ -150,6 +146,21 @@ TEST(CliTrain, BadArgumentsExitTwoBeforeAnyWork) {
   testing::CliRun run = run_cli("train --plot missing/out.svg", dir);
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.err.find("--plot"), std::string::npos) << run.err;
+}
+
+TEST(CliTrain, ThreadsTakesACountOfAtLeastOne) {
+  const auto dir = scratch_dir();
+  for (const char* bad : {"0", "-1"})
+    expect_bad_input(std::string("--threads ") + bad,
+                     std::string("--threads: Expected a number of threads >= 1 (leave it out for "
+                                 "one per core), but got ") +
+                         bad,
+                     dir);
+  // The count changes how fast, not what: one thread and two give the same losses.
+  const auto one = run_json("--threads 1 --epochs 300 --batch-size 16 --no-plot", dir);
+  const auto two = run_json("--threads 2 --epochs 300 --batch-size 16 --no-plot", dir);
+  EXPECT_EQ(one["losses"], two["losses"]);
+  EXPECT_EQ(one["losses"].size(), 1u);
 }
 
 TEST(CliTrain, BadCsvFilesNameFileLineAndColumn) {
@@ -179,9 +190,10 @@ TEST(CliTrain, HelpAndVersion) {
   testing::CliRun run = run_cli("train --help", dir);
   EXPECT_EQ(run.status, 0);
   for (const char* option :
-       {"--device", "--epochs", "--lr", "--optimizer", "--momentum", "--hidden", "--batch-size",
-        "--record-every", "--print-every", "--seed", "--test-size", "--scale", "--data", "--label",
-        "--plot", "--no-plot", "--json"})
+       {"--device",     "--epochs",       "--lr",          "--optimizer", "--momentum",  "--hidden",
+        "--batch-size", "--record-every", "--print-every", "--seed",      "--test-size", "--scale",
+        "--data",       "--label",        "--plot",        "--no-plot",   "--save",      "--resume",
+        "--threads",    "--eager",        "--json"})
     EXPECT_NE(run.out.find(option), std::string::npos) << option;
   run = run_cli("--version", dir);
   EXPECT_EQ(run.status, 0);

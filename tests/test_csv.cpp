@@ -18,39 +18,10 @@ namespace torchlet::data {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::error_of;
+using testing::read_text;
+using testing::TempFolder;
 using Names = std::vector<std::string>;
-
-// A fresh folder under GoogleTest's temporary directory, removed with everything in it.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string name = ::testing::TempDir() + "torchlet-csv-XXXXXX";
-    path_ = mkdtemp(name.data());
-  }
-  ~TempFolder() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Each test writes its CSV text to "data.csv" in a temp folder and reads it back.
 class CsvTest : public ::testing::Test {

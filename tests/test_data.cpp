@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "testing.h"
 #include "torchlet/data/dataset.h"
 #include "torchlet/error.h"
 
@@ -21,6 +22,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using torchlet::testing::error_of;
 
 const json& fixtures() {
   static const json parsed = [] {
@@ -30,18 +32,6 @@ const json& fixtures() {
     return json::parse(in);
   }();
   return parsed;
-}
-
-// The message of the torchlet::Error that f throws; a test failure if it throws none.
-template <typename F>
-std::string error_message(F&& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a torchlet::Error";
-  return "";
 }
 
 void expect_near_all(const std::vector<double>& actual, const json& expected, double tolerance) {
@@ -167,27 +157,27 @@ TEST(DataSplit, GathersRowsOfAnyWidthWithDefaults) {
 TEST(DataSplit, ErrorsNameTheArgument) {
   const Dataset iris = load_iris();
   for (double bad : {0.0, 1.0, 1.5, -0.25, std::nan("")}) {
-    EXPECT_THAT(error_message([&] { train_test_split(iris.X, iris.y, bad); }),
+    EXPECT_THAT(error_of([&] { train_test_split(iris.X, iris.y, bad); }),
                 HasSubstr("Expected test_size in (0, 1), but got "));
   }
-  EXPECT_EQ(error_message([&] { train_test_split(iris.X, iris.y, 1.5); }),
+  EXPECT_EQ(error_of([&] { train_test_split(iris.X, iris.y, 1.5); }),
             "Expected test_size in (0, 1), but got 1.5");
   const Tensor y_short = tensor(std::vector<int64_t>(149, 0), {149});
-  EXPECT_EQ(error_message([&] { train_test_split(iris.X, y_short); }),
+  EXPECT_EQ(error_of([&] { train_test_split(iris.X, y_short); }),
             "Expected y to have as many rows as X (150), but got 149");
-  EXPECT_EQ(error_message([&] { train_test_split(iris.y, iris.y); }),
+  EXPECT_EQ(error_of([&] { train_test_split(iris.y, iris.y); }),
             "Expected X to be 2-D [rows, features], but got shape [150]");
-  EXPECT_EQ(error_message([&] { train_test_split(iris.X, iris.X); }),
+  EXPECT_EQ(error_of([&] { train_test_split(iris.X, iris.X); }),
             "Expected y to be 1-D [rows], but got shape [150, 4]");
   const Tensor y_float = tensor(std::vector<float>(150, 0.0f), {150});
-  EXPECT_EQ(error_message([&] { train_test_split(iris.X, y_float); }),
+  EXPECT_EQ(error_of([&] { train_test_split(iris.X, y_float); }),
             "Expected y of dtype int64, but got float32");
-  EXPECT_EQ(error_message([] { train_test_indices(1, 0.5, 0); }),
+  EXPECT_EQ(error_of([] { train_test_indices(1, 0.5, 0); }),
             "Expected test_size to leave a non-empty train set, but got test_size = 0.5 with "
             "n = 1, so 1 test rows and 0 train rows");
-  EXPECT_EQ(error_message([] { train_test_indices(0, 0.5, 0); }),
+  EXPECT_EQ(error_of([] { train_test_indices(0, 0.5, 0); }),
             "Expected at least one row to split, but got n = 0");
-  EXPECT_EQ(error_message([] { train_test_indices(10, 0.5, uint64_t{1} << 32); }),
+  EXPECT_EQ(error_of([] { train_test_indices(10, 0.5, uint64_t{1} << 32); }),
             "Expected random_state < 2^32 (NumPy's RandomState seed range), but got 4294967296");
 }
 
@@ -257,25 +247,25 @@ TEST(DataScaler, ConstantColumnsGetScaleOne) {
 TEST(DataScaler, ErrorsNameTheProblem) {
   const Tensor X4 = tensor(std::vector<float>(8, 1.0f), {2, 4});
   const Tensor X3 = tensor(std::vector<float>(6, 1.0f), {2, 3});
-  EXPECT_EQ(error_message([&] { MinMaxScaler().transform(X4); }),
+  EXPECT_EQ(error_of([&] { MinMaxScaler().transform(X4); }),
             "Expected fit() before MinMaxScaler.transform, but got a scaler that was never fitted");
-  EXPECT_EQ(error_message([&] { StandardScaler().transform(X4); }),
+  EXPECT_EQ(error_of([&] { StandardScaler().transform(X4); }),
             "Expected fit() before StandardScaler.transform, but got a scaler that was never "
             "fitted");
   MinMaxScaler minmax;
   minmax.fit(X4);
-  EXPECT_EQ(error_message([&] { minmax.transform(X3); }),
+  EXPECT_EQ(error_of([&] { minmax.transform(X3); }),
             "Expected MinMaxScaler.transform's X to have 4 features, as in fit(), but got shape "
             "[2, 3]");
   StandardScaler standard;
   standard.fit(X4);
-  EXPECT_THAT(error_message([&] { standard.transform(X3); }),
+  EXPECT_THAT(error_of([&] { standard.transform(X3); }),
               HasSubstr("to have 4 features, as in fit(), but got shape [2, 3]"));
-  EXPECT_EQ(error_message([] {
+  EXPECT_EQ(error_of([] {
               StandardScaler().fit(tensor(std::vector<float>{1, 2}, {2}));
             }),
             "Expected StandardScaler.fit's X to be 2-D [rows, features], but got shape [2]");
-  EXPECT_EQ(error_message([] {
+  EXPECT_EQ(error_of([] {
               MinMaxScaler().fit(tensor(std::vector<float>{}, {0, 4}));
             }),
             "Expected MinMaxScaler.fit's X to have at least one row and one feature, but got "

@@ -6,16 +6,7 @@
 namespace torchlet {
 namespace {
 
-// The message of the torchlet::Error that f throws ("" if it throws none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(Errors, BadDeviceStringsNameTheString) {
   for (const char* bad : {"gpu", "cuda:-1", "cuda:x", "cuda:", "cuda0", "CPU", "cuda:1x"}) {
@@ -42,11 +33,23 @@ TEST(Errors, DeviceMismatchNamesBothDevicesAndTheArgument) {
             "cuda:0 and cpu! (argument 'input' of linear)");
 }
 
-TEST(Errors, CudaTensorInACpuOnlyBuild) {
-  EXPECT_EQ(error_of([] { zeros({2}, Device("cuda:0")); }),
-            "Expected a device this build of torchlet can use, but got cuda:0: torchlet was "
-            "built without CUDA support (torchlet::cuda::is_available() is false); use "
-            "Device(\"cpu\")");
+// Without a usable GPU the message says why: a CPU-only build, no driver, or no device.
+TEST(Errors, CudaTensorWithoutAGpu) {
+  if (cuda::is_available()) GTEST_SKIP() << "a GPU is present";
+  const std::string message = error_of([] { zeros({2}, Device("cuda:0")); });
+  EXPECT_EQ(message.rfind("Expected a device this build of torchlet can use, but got cuda:0: ", 0),
+            0u)
+      << message;
+  const std::string tail = " (torchlet::cuda::is_available() is false); use Device(\"cpu\")";
+  ASSERT_GT(message.size(), tail.size());
+  EXPECT_EQ(message.substr(message.size() - tail.size()), tail) << message;
+  const std::vector<std::string> reasons = {"torchlet was built without CUDA support",
+                                            "no CUDA GPU was found",
+                                            "the NVIDIA driver is missing or older than this "
+                                            "CUDA runtime"};
+  EXPECT_TRUE(std::any_of(reasons.begin(), reasons.end(), [&](const std::string& r) {
+    return message.find(r) != std::string::npos;
+  })) << message;
 }
 
 TEST(Errors, ShapeMismatches) {

@@ -21,28 +21,9 @@ namespace torchlet::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh folder under GoogleTest's temporary directory, removed with everything in it.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string name = ::testing::TempDir() + "torchlet-io-XXXXXX";
-    path_ = mkdtemp(name.data());
-  }
-  ~TempFolder() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using testing::error_of;
+using testing::read_text;
+using testing::TempFolder;
 
 std::vector<std::string> entries(const std::string& folder) {
   std::vector<std::string> names;
@@ -50,16 +31,6 @@ std::vector<std::string> entries(const std::string& folder) {
     names.push_back(entry.path().filename().string());
   }
   return names;
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 using Names = std::vector<std::string>;

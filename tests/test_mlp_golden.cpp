@@ -105,10 +105,10 @@ struct Batch {
   Tensor x, target;
 };
 
-Batch make_batch(const json& golden_case) {
+Batch make_batch(const json& golden_case, const torchlet::Device& device) {
   const auto target = golden_case.at("target").get<std::vector<int64_t>>();
-  return {to_tensor(golden_case.at("x")),
-          torchlet::tensor(target, {static_cast<int64_t>(target.size())})};
+  return {to_tensor(golden_case.at("x")).to(device),
+          torchlet::tensor(target, {static_cast<int64_t>(target.size())}).to(device)};
 }
 
 std::unique_ptr<optim::Optimizer> make_optimizer(const json& config, std::vector<Tensor> params) {
@@ -123,11 +123,11 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const json& config, std::vector
 }
 
 // For every case: `steps` rounds of zero_grad, forward, loss, backward and step with the
-// optimizer config `name`, checking each round's loss and the final parameters.
-void check_optimizer(const std::string& name) {
+// optimizer config `name` on `device`, checking each round's loss and the final parameters.
+void check_optimizer(const std::string& name, const torchlet::Device& device = torchlet::kCPU) {
   for (const json& golden_case : golden().at("cases")) {
     SCOPED_TRACE("case " + golden_case.at("name").get<std::string>());
-    const Batch batch = make_batch(golden_case);
+    const Batch batch = make_batch(golden_case, device);
     const json* config = nullptr;
     for (const json& candidate : golden_case.at("optimizers")) {
       if (candidate.at("name") == name) config = &candidate;
@@ -136,6 +136,7 @@ void check_optimizer(const std::string& name) {
 
     MLP model;
     ASSERT_NO_FATAL_FAILURE(load_parameters(model, golden_case.at("init")));
+    model.to(device);
     nn::CrossEntropyLoss criterion;
     const auto optimizer = make_optimizer(*config, model.parameters());
     std::vector<float> losses;
@@ -152,12 +153,13 @@ void check_optimizer(const std::string& name) {
   }
 }
 
-TEST(MlpGolden, LogitsLossAndGrads) {
+void check_logits_loss_and_grads(const torchlet::Device& device) {
   for (const json& golden_case : golden().at("cases")) {
     SCOPED_TRACE("case " + golden_case.at("name").get<std::string>());
-    const Batch batch = make_batch(golden_case);
+    const Batch batch = make_batch(golden_case, device);
     MLP model;
     ASSERT_NO_FATAL_FAILURE(load_parameters(model, golden_case.at("init")));
+    model.to(device);
     nn::CrossEntropyLoss criterion;
 
     const Tensor logits = model(batch.x);
@@ -178,6 +180,7 @@ TEST(MlpGolden, LogitsLossAndGrads) {
   }
 }
 
+TEST(MlpGolden, LogitsLossAndGrads) { check_logits_loss_and_grads(torchlet::kCPU); }
 TEST(MlpGolden, SgdMomentum) { check_optimizer("sgd_momentum"); }
 TEST(MlpGolden, SgdWeightDecay) { check_optimizer("sgd_weight_decay"); }
 TEST(MlpGolden, SgdNesterov) { check_optimizer("sgd_nesterov"); }
@@ -185,3 +188,20 @@ TEST(MlpGolden, Adam) { check_optimizer("adam"); }
 TEST(MlpGolden, AdamWeightDecay) { check_optimizer("adam_weight_decay"); }
 
 }  // namespace
+
+// The same fixture on the GPU (ctest label `cuda`; skipped without one).
+#define SKIP_WITHOUT_GPU() \
+  if (!torchlet::cuda::is_available()) GTEST_SKIP() << "no CUDA device"
+const torchlet::Device kGpu("cuda:0");
+TEST(CudaMlpGolden, LogitsLossAndGrads) {
+  SKIP_WITHOUT_GPU();
+  check_logits_loss_and_grads(kGpu);
+}
+TEST(CudaMlpGolden, EveryOptimizer) {
+  SKIP_WITHOUT_GPU();
+  for (const char* name :
+       {"sgd_momentum", "sgd_weight_decay", "sgd_nesterov", "adam", "adam_weight_decay"}) {
+    SCOPED_TRACE(name);
+    check_optimizer(name, kGpu);
+  }
+}

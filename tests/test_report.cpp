@@ -17,15 +17,7 @@
 namespace torchlet::report {
 namespace {
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 void expect_near_all(const std::vector<double>& got, const std::vector<double>& want,
                      const char* what) {

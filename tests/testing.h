@@ -1,18 +1,92 @@
 // Test helpers: comparing values with a tolerance and a useful message, seeded random
-// inputs, and a central-finite-difference gradient check for any differentiable function.
+// inputs, a central-finite-difference gradient check for any differentiable function, a small
+// MLP and its weights, the message of a torchlet::Error, and scratch folders and files.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "torchlet/torchlet.h"
 
 namespace torchlet::testing {
+
+// An MLP 4-hidden-3 as `torchlet train` builds it (parameters "0.weight", "0.bias",
+// "2.weight", "2.bias"), with the initial weights of manual_seed(seed).
+inline std::shared_ptr<nn::Sequential> small_mlp(uint64_t seed, int64_t hidden = 7) {
+  manual_seed(seed);
+  auto model = std::make_shared<nn::Sequential>();
+  model->add<nn::Linear>(4, hidden);
+  model->add<nn::ReLU>();
+  model->add<nn::Linear>(hidden, 3);
+  return model;
+}
+
+// The values of every parameter of `m`, in parameters() order.
+inline std::vector<std::vector<float>> parameter_values(const nn::Module& m) {
+  std::vector<std::vector<float>> out;
+  for (const Tensor& p : m.parameters()) out.push_back(p.to_vector<float>());
+  return out;
+}
+
+// The message of the torchlet::Error that f throws, or "(no error)" when it throws none (so
+// a comparison with the expected message fails and shows why).
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A file's whole content ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A new empty folder named after the running test, left behind for a look after a failure.
+inline std::filesystem::path scratch_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+  for (char& c : name)
+    if (c == '/') c = '_';
+  auto dir = std::filesystem::path(::testing::TempDir()) / ("torchlet_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A fresh folder under GoogleTest's temporary directory, removed with everything in it when
+// the object goes; `folder / "name"` is a path in it as a string.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string name = ::testing::TempDir() + "torchlet-XXXXXX";
+    path_ = mkdtemp(name.data());
+  }
+  ~TempFolder() { std::filesystem::remove_all(path_); }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // Passes when |got - want| <= atol + rtol * |want| everywhere; otherwise names the worst index.
 inline ::testing::AssertionResult all_close(const std::vector<float>& got,

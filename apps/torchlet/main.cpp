@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench_command.h"
 #include "commands.h"
 #include "torchlet/error.h"
 #include "torchlet/version.h"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   cli::add_train_command(app);
   cli::add_info_command(app);
   cli::add_predict_command(app);
+  cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

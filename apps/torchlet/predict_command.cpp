@@ -11,14 +11,20 @@
 #include <vector>
 
 #include "commands.h"
-#include "csv_table.h"
 #include "saved_model.h"
+#include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
 #include "torchlet/nn/checkpoint.h"
 #include "training.h"
 
 namespace torchlet::cli {
 namespace {
+
+using data::csv_field;
+using data::CsvRow;
+using data::CsvTable;
+using data::parse_csv_number;
+using data::read_csv_table;
 
 struct PredictArgs {
   std::string model;

@@ -70,6 +70,8 @@ SavedModel from_metadata(const nn::Metadata& metadata, const std::string& path) 
   m.lr = get<double>(metadata, "lr", path);
   m.momentum = get<double>(metadata, "momentum", path);
   m.torchlet_version = text(metadata, "torchlet_version", path);
+  const auto state = metadata.find(nn::kOptimizerStateKey);
+  if (state != metadata.end()) m.optimizer_state = state->second;
   bool widths_ok = m.layers.size() >= 2;
   for (int64_t w : m.layers) widths_ok = widths_ok && w > 0;
   TORCHLET_CHECK(widths_ok && static_cast<std::size_t>(m.layers.front()) == m.features.size() &&

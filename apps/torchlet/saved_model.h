@@ -1,6 +1,7 @@
 // What `torchlet train --save` keeps beside the weights, in the checkpoint's metadata: enough
 // to rebuild the MLP, scale new rows exactly as the training rows were, name the classes and
-// continue training. `torchlet predict` and `train --resume` read it back.
+// continue training (the optimizer's state is in the same file, see nn::save). `torchlet predict`
+// and `train --resume` read it back.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +25,13 @@ struct SavedModel {
   std::vector<std::string> features, classes;
   ScalerParams scaler;
   int64_t epochs = 0;     // epochs trained so far, over every resumed run
-  std::string optimizer;  // what trained it, for the record (its state is not saved)
+  std::string optimizer;  // what trained it: sgd or adam
   double lr = 0.0, momentum = 0.0;
   std::string torchlet_version;
+  // Whose state the checkpoint holds beside the weights ("SGD", "Adam"; nn::save with an
+  // optimizer writes it), or "" for a checkpoint without one. Read only: to_metadata leaves
+  // it to nn::save.
+  std::string optimizer_state;
 };
 
 nn::Metadata to_metadata(const SavedModel& model);

@@ -51,7 +51,10 @@ struct TrainArgs {
   bool no_plot = false;
   bool json = false;
   bool eager = false;
-  int threads = 0;  // 0: one per core (OpenBLAS's default)
+  bool graph_on = false;       // --graph: replay a captured CUDA graph, or fail
+  bool graph_off = false;      // --no-graph; neither: where it is safe (FitOptions::Graph::Auto)
+  int threads = 0;             // CPU threads, when threads_given
+  bool threads_given = false;  // otherwise OpenBLAS's default: one per core
 };
 
 // "auto" picks CUDA when it is available. Errors name the option and what is possible here.
@@ -61,18 +64,23 @@ Device resolve_device(const std::string& spec) {
                  "--device: Expected auto, cpu, cuda or cuda:N, but got '", spec, "'");
   const Device device(spec);
   if (device.is_cuda()) {
-    TORCHLET_CHECK(cuda::is_available(), "--device ", spec, ": Expected a CUDA device, but "
-                   "none is available (", cuda::device_count(), " GPUs; this torchlet was built "
-                   "without CUDA or finds no GPU). Use --device cpu or auto");
-    TORCHLET_CHECK(device.index() < cuda::device_count(), "--device ", spec, ": Expected a GPU "
-                   "index below ", cuda::device_count(), " (the number of GPUs), but got ",
-                   device.index());
+    TORCHLET_CHECK(cuda::is_available(), "--device ", spec,
+                   ": Expected a CUDA device, but none is available (", cuda::device_count(),
+                   " GPUs; this torchlet was built without CUDA or finds no GPU). Use --device "
+                   "cpu or auto");
+    TORCHLET_CHECK(device.index() < cuda::device_count(), "--device ", spec,
+                   ": Expected a GPU index below ", cuda::device_count(),
+                   " (the number of GPUs), but got ", device.index());
   }
   return device;
 }
 
 void validate(const TrainArgs& a) {
-  TORCHLET_CHECK(a.threads >= 0, "--threads: Expected a number >= 0 (0 = one per core), but got ",
+  TORCHLET_CHECK(!(a.graph_on && a.graph_off),
+                 "--graph: Expected --graph or --no-graph, but got both");
+  TORCHLET_CHECK(!a.threads_given || a.threads >= 1,
+                 "--threads: Expected a number of threads >= 1 (leave it out for one per core), "
+                 "but got ",
                  a.threads);
   TORCHLET_CHECK(a.epochs > 0, "--epochs: Expected a number > 0, but got ", a.epochs);
   TORCHLET_CHECK(std::isfinite(a.lr) && a.lr > 0, "--lr: Expected a finite number > 0, but got ",
@@ -82,10 +90,9 @@ void validate(const TrainArgs& a) {
   TORCHLET_CHECK(a.optimizer == "sgd" || a.optimizer == "adam",
                  "--optimizer: Expected sgd or adam, but got '", a.optimizer, "'");
   TORCHLET_CHECK(!a.hidden.empty(), "--hidden: Expected at least one width, e.g. 10 or 64,64");
-  for (int64_t w : a.hidden)
-    TORCHLET_CHECK(w > 0, "--hidden: Expected widths > 0, but got ", w);
-  TORCHLET_CHECK(a.batch_size >= 0, "--batch-size: Expected a number >= 0 (0 = full batch), "
-                 "but got ", a.batch_size);
+  for (int64_t w : a.hidden) TORCHLET_CHECK(w > 0, "--hidden: Expected widths > 0, but got ", w);
+  TORCHLET_CHECK(a.batch_size >= 0,
+                 "--batch-size: Expected a number >= 0 (0 = full batch), but got ", a.batch_size);
   TORCHLET_CHECK(a.record_every >= 0, "--record-every: Expected a number >= 0, but got ",
                  a.record_every);
   TORCHLET_CHECK(a.print_every >= 0, "--print-every: Expected a number >= 0, but got ",
@@ -135,7 +142,8 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
   chart.title = title;
   chart.x_label = "epoch";
   chart.y_label = "loss (cross-entropy)";
-  report::Series series{"training loss", {}, {}};
+  report::Series series;
+  series.name = "training loss";
   for (std::size_t i = 0; i < fit.losses.size(); ++i) {
     series.x.push_back(static_cast<double>(fit.loss_epochs[i]));
     series.y.push_back(fit.losses[i]);
@@ -164,16 +172,20 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
 
 void run_train(const TrainArgs& a) {
   validate(a);
-  if (a.threads > 0) set_num_threads(a.threads);
+  if (a.threads_given) set_num_threads(a.threads);
   const std::optional<SavedModel> resumed =
       a.resume.empty() ? std::nullopt : std::optional(read_saved_model(a.resume));
   const Device device = resolve_device(a.device);
+  TORCHLET_CHECK(!a.graph_on || device.is_cuda(),
+                 "--graph: Expected a CUDA device (CUDA graphs replay GPU work), but got --device ",
+                 a.device, " (", device.str(), ")");
   data::Dataset ds = load(a);
   const int64_t rows = ds.X.size(0);
   const auto n_test = static_cast<int64_t>(std::ceil(a.test_size * static_cast<double>(rows)));
-  TORCHLET_CHECK(rows - n_test >= 1, a.data, ": Expected enough rows for a train/test split with "
-                 "--test-size ", a.test_size, ", but got ", rows, " rows (", n_test,
-                 " for testing, ", rows - n_test, " for training)");
+  TORCHLET_CHECK(rows - n_test >= 1, a.data,
+                 ": Expected enough rows for a train/test split with --test-size ", a.test_size,
+                 ", but got ", rows, " rows (", n_test, " for testing, ", rows - n_test,
+                 " for training)");
   auto [X_train, X_test, y_train, y_test] =
       data::train_test_split(ds.X, ds.y, a.test_size, a.split_seed);
   const int64_t train_rows = X_train.size(0), test_rows = X_test.size(0);
@@ -192,13 +204,13 @@ void run_train(const TrainArgs& a) {
                   .optimizer = a.optimizer,
                   .lr = a.lr,
                   .momentum = a.momentum,
-                  .torchlet_version = TORCHLET_VERSION};
+                  .torchlet_version = TORCHLET_VERSION,
+                  .optimizer_state = {}};  // nn::save writes it
   if (resumed) check_resumable(*resumed, a.resume, card, a.epochs);
   const int64_t start = resumed ? resumed->epochs : 0;
   manual_seed(a.seed);
   auto model = make_mlp(widths);
   model->to(device);
-  if (resumed) nn::load(*model, a.resume);
   X_train = X_train.to(device), X_test = X_test.to(device);
   y_train = y_train.to(device), y_test = y_test.to(device);
   std::unique_ptr<optim::Optimizer> optimizer;
@@ -206,6 +218,20 @@ void run_train(const TrainArgs& a) {
     optimizer = std::make_unique<optim::SGD>(model->parameters(), a.lr, a.momentum);
   else
     optimizer = std::make_unique<optim::Adam>(model->parameters(), a.lr);
+  // The optimizer's state goes on where the checkpoint left it when it holds the same kind's;
+  // older checkpoints (weights only) and a change of --optimizer start it afresh.
+  std::string resume_note;
+  if (resumed && resumed->optimizer_state == optimizer->name()) {
+    nn::load(*model, *optimizer, a.resume);
+    resume_note = ", with the optimizer's state";
+  } else if (resumed) {
+    nn::load(*model, a.resume);
+    resume_note =
+        resumed->optimizer_state.empty()
+            ? fmt::format(" (it holds no optimizer state: {}'s starts afresh)", optimizer->name())
+            : fmt::format(" (it holds {}'s optimizer state: {}'s starts afresh)",
+                          resumed->optimizer_state, optimizer->name());
+  }
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();
 
@@ -220,13 +246,15 @@ void run_train(const TrainArgs& a) {
              a.momentum > 0 ? fmt::format(" momentum {}", a.momentum) : "",
              a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch");
   fmt::print(out, "device:    {}\n", device.str());
-  if (resumed)
-    fmt::print(out, "resumed:   {} at epoch {} (optimizer state starts afresh)\n", a.resume, start);
+  if (resumed) fmt::print(out, "resumed:   {} at epoch {}{}\n", a.resume, start, resume_note);
   std::fflush(out);
 
   ProgressBar bar(a.epochs - start, !a.json && stderr_is_terminal(), stderr_style());
-  FitOptions fit_options{a.epochs - start, a.batch_size, a.record_every, a.seed, !a.eager,
-                         a.print_every};
+  FitOptions fit_options{a.epochs - start, a.batch_size,  a.record_every, a.seed,
+                         !a.eager,         a.print_every, start};
+  fit_options.graph = a.graph_on    ? FitOptions::Graph::On
+                      : a.graph_off ? FitOptions::Graph::Off
+                                    : FitOptions::Graph::Auto;
   // The loss is checked at every epoch the loop reports on the CPU, where reading it is free;
   // elsewhere only when it is read anyway (printed, drawn) and at the end.
   int64_t good_epoch = start, bad_epoch = 0;
@@ -238,16 +266,16 @@ void run_train(const TrainArgs& a) {
         if (!print && !draw && !device.is_cpu()) return StopSignals::received() == 0;
         const float value = loss.item();
         if (!std::isfinite(value)) {
-          bad_epoch = start + epoch;
+          bad_epoch = epoch;
           bad_loss = value;
           return false;
         }
-        good_epoch = start + epoch;
+        good_epoch = epoch;
         if (print) {
           bar.clear();
-          fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", start + epoch, a.epochs, value);
+          fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, value);
         } else if (draw) {
-          bar.draw(epoch, value);
+          bar.draw(epoch - start, value);
         }
         return StopSignals::received() == 0;
       });
@@ -255,7 +283,6 @@ void run_train(const TrainArgs& a) {
   const int signal = StopSignals::received();
   stop_signals.reset();
   card.epochs = start + fit.epochs_done;
-  for (int64_t& epoch : fit.loss_epochs) epoch += start;
   if (bad_epoch == 0 && !std::isfinite(fit.final_loss)) {
     bad_epoch = card.epochs;
     bad_loss = fit.final_loss;
@@ -267,7 +294,7 @@ void run_train(const TrainArgs& a) {
   if (signal != 0) {
     std::vector<std::string> wrote;
     if (!a.save.empty()) {
-      nn::save(*model, a.save, to_metadata(card));
+      nn::save(*model, *optimizer, a.save, to_metadata(card));
       wrote.push_back("checkpoint " + a.save);
     }
     if (plot) {
@@ -300,14 +327,15 @@ void run_train(const TrainArgs& a) {
     fmt::print(out, "plot:      {}\n", a.plot);
   }
   if (!a.save.empty()) {
-    nn::save(*model, a.save, to_metadata(card));
+    nn::save(*model, *optimizer, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} ({} epochs)\n", a.save, card.epochs);
   }
   int64_t correct = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
-  fmt::print(out, "{}\n\n{}", style.bold(fmt::format("test accuracy: {:.4f} ({}/{})",
-                                                      rep.accuracy, correct, truth.size())),
-             rep.str());
+  fmt::print(
+      out, "{}\n\n{}",
+      style.bold(fmt::format("test accuracy: {:.4f} ({}/{})", rep.accuracy, correct, truth.size())),
+      rep.str());
   if (!a.json) return;
 
   nlohmann::json j;
@@ -328,6 +356,7 @@ void run_train(const TrainArgs& a) {
   j["seed"] = a.seed;
   j["scale"] = a.scale;
   j["fused"] = !a.eager;
+  j["graph"] = fit.graph;
   j["epochs"] = card.epochs;
   j["train_s"] = fit.train_s;
   j["epoch_us"] = epoch_us;
@@ -376,20 +405,29 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--data", args->data, "iris (built in) or a CSV file with a header row")
       ->capture_default_str();
-  cmd->add_option("--label", args->label, "The CSV's label column, by name or 0-based index "
-                                          "(default: the last column)");
-  cmd->add_option("--plot", args->plot, "Where to write the loss curve (SVG)")->capture_default_str();
+  cmd->add_option("--label", args->label,
+                  "The CSV's label column, by name or 0-based index "
+                  "(default: the last column)");
+  cmd->add_option("--plot", args->plot, "Where to write the loss curve (SVG)")
+      ->capture_default_str();
   cmd->add_flag("--no-plot", args->no_plot, "Do not write the loss curve");
   cmd->add_option("--save", args->save, "Write the trained model here (safetensors, atomically)");
   cmd->add_option("--resume", args->resume,
                   "Continue from this checkpoint until --epochs (the total) are done");
-  cmd->add_option("--threads", args->threads, "CPU threads; 0 = one per core")
-      ->capture_default_str();
+  CLI::Option* threads =
+      cmd->add_option("--threads", args->threads, "CPU threads (default: one per core)");
   cmd->add_flag("--eager", args->eager,
-                 "Run each step op by op with autograd instead of one fused call (slower; "
-                 "for comparison)");
+                "Run each step op by op with autograd instead of one fused call (slower; "
+                "for comparison)");
+  cmd->add_flag("--graph", args->graph_on,
+                "On a GPU, capture one training step as a CUDA graph and replay it (default: "
+                "where it is safe: full batch, SGD)");
+  cmd->add_flag("--no-graph", args->graph_off, "Never use a CUDA graph");
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (human text to stderr)");
-  cmd->callback([args] { run_train(*args); });
+  cmd->callback([args, threads] {
+    args->threads_given = threads->count() > 0;
+    run_train(*args);
+  });
 }
 
 }  // namespace torchlet::cli

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "torchlet/torchlet.h"
@@ -28,19 +29,35 @@ struct FitOptions {
   // fused steps are replayed in chunks of up to 100 epochs inside one backend call, and
   // chunks end at these epochs and at recorded ones.
   int64_t print_every = 0;
+  // Epochs the model was trained before this call (a resumed run), which then trains epochs
+  // epochs_before+1 .. epochs_before+epochs. Epoch numbers are counted over the whole run: the
+  // loss is recorded (and chunks end) at multiples of record_every and print_every, and each
+  // epoch's mini-batch order depends only on the seed and its number, so that a run resumed
+  // with its optimizer's state repeats an uninterrupted run bit for bit.
+  int64_t epochs_before = 0;
+  // On a CUDA device, capture one full-batch step as a CUDA graph and replay it each epoch
+  // (one launch per step instead of one per op): Auto uses it where it is safe (CUDA, full
+  // batch, SGD, and not the replayed fused path, which is one launch per 100 epochs already);
+  // On asks for it and fails where it cannot be used; Off never.
+  enum class Graph { Auto, On, Off } graph = Graph::Auto;
 };
+
+// Why a CUDA graph cannot train this run, or empty when it can.
+std::string graph_refusal(const Device& device, int64_t batches, const optim::Optimizer& optimizer);
 
 struct FitResult {
   std::vector<float> losses;         // the recorded losses (epoch mean over batches)
-  std::vector<int64_t> loss_epochs;  // the 1-based epoch of each recorded loss
+  std::vector<int64_t> loss_epochs;  // the epoch number of each recorded loss (whole run)
   float final_loss = 0.0f;
-  int64_t epochs_done = 0;
-  double train_s = 0.0;  // wall time of the loop, the device synchronised at the end
+  int64_t epochs_done = 0;  // by this call
+  double train_s = 0.0;     // wall time of the loop, the device synchronised at the end
+  bool graph = false;       // the steps were replayed from a captured CUDA graph
 };
 
 // Called after each epoch (or each replayed chunk of epochs, see FitOptions::print_every) with
-// the 1-based number of the last epoch done and its loss (still on the device: reading it
-// synchronises, so callbacks read it only when they print). Returning false stops training.
+// the number of the last epoch done (over the whole run, see epochs_before) and its loss (still on
+// the device: reading it synchronises, so callbacks read it only when they print). Returning false
+// stops training.
 using EpochCallback = std::function<bool(int64_t epoch, const Tensor& loss)>;
 
 FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& X, const Tensor& y,

@@ -35,7 +35,18 @@ struct SgdOptions {
 
 struct AdamOptions {
   float lr, beta1, beta2, eps, weight_decay;
-  int64_t step;  // 1 for the first step; drives the bias corrections
+};
+
+// One parameter's share of an optimizer update: the update of all parameters is one call
+// (one launch on CUDA), not one per parameter.
+struct ParamUpdate {
+  float* param;
+  const float* grad;
+  float* state1;  // SGD: the momentum buffer (null without momentum); Adam: exp_avg
+  float* state2;  // Adam: exp_avg_sq; SGD: unused
+  int64_t n;
+  int64_t step;  // 1 on this parameter's first update: initialises SGD's momentum buffer,
+                 // drives Adam's bias corrections
 };
 
 // One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->
@@ -78,6 +89,9 @@ class Backend {
   virtual void copy(void* dst, const void* src, std::size_t nbytes) = 0;
   // Waits until every queued kernel and copy on this device has finished.
   virtual void synchronize() = 0;
+  // True while this device's work is being recorded into a graph instead of run (CUDA graphs):
+  // values the host passes to kernels then are frozen into every replay.
+  virtual bool capturing() const { return false; }
 
   // --- elementwise --------------------------------------------------------------------------
   virtual void fill(void* out, DType dtype, int64_t n, double value) = 0;
@@ -92,8 +106,10 @@ class Backend {
   // out[i] = a[i] op s (or s op a[i] when scalar_first); float32 only.
   virtual void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
                              int64_t n) = 0;
-  // out[i, :] = in[index[i], :] for i < n, rows of row_bytes bytes (indices already checked).
-  virtual void gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
+  // out[i, :] = in[index[i], :] for i < n, rows of row_bytes bytes; `in` has `rows` rows. An
+  // index outside [0, rows) throws: at once on the CPU, at the next synchronisation on a GPU
+  // (its kernel reports it through memory the host reads after waiting).
+  virtual void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                            std::size_t row_bytes) = 0;
   virtual void relu_forward(const float* x, float* y, int64_t n) = 0;
   // dx = dy where x > 0, else 0.
@@ -119,6 +135,12 @@ class Backend {
                     const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                     int64_t ldc) = 0;
 
+  // y[rows, out] = x[rows, in] w[out, in]^T + bias[out] (bias may be null): a Linear layer's
+  // forward. This default is a GEMM and a broadcast add; a backend may fold the bias into its
+  // GEMM (CUDA: cuBLASLt's epilogue).
+  virtual void linear_forward(const float* x, const float* w, const float* bias, float* y,
+                              int64_t rows, int64_t in, int64_t out);
+
   // --- fused loss ---------------------------------------------------------------------------
   // logits [n, c], target [n] (class indices). loss[0] = mean_i -log softmax(logits_i)[t_i];
   // probs [n, c] receives softmax(logits) for the backward. Targets outside [0, c) throw on
@@ -138,11 +160,9 @@ class Backend {
                              float* losses) = 0;
 
   // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
-  // momentum_buf is used when momentum != 0; first_step initialises it to the gradient.
-  virtual void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
-                        const SgdOptions& options, bool first_step) = 0;
-  virtual void adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
-                         int64_t n, const AdamOptions& options) = 0;
+  // Each updates `count` parameters (all on this device) in one call.
+  virtual void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) = 0;
+  virtual void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) = 0;
 };
 
 // The backend of `device`. Throws torchlet::Error when that device does not exist or torchlet

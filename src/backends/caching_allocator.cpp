@@ -5,8 +5,9 @@
 
 namespace torchlet::backend {
 
-void* CachingAllocator::allocate(std::size_t nbytes) {
+void* CachingAllocator::allocate(std::size_t nbytes, bool* reached_system) {
   const std::size_t size = rounded(nbytes);
+  if (reached_system) *reached_system = false;
   std::lock_guard lock(mutex_);
   void* ptr = nullptr;
   auto it = cached_.find(size);
@@ -21,6 +22,7 @@ void* CachingAllocator::allocate(std::size_t nbytes) {
       if (!ptr) return nullptr;
     }
     ++stats_.raw_allocations;
+    if (reached_system) *reached_system = true;
     stats_.bytes_reserved += size;
   }
   stats_.bytes_in_use += size;

@@ -28,8 +28,9 @@ class CachingAllocator {
   ~CachingAllocator() { empty_cache(); }
 
   // Blocks are rounded up to kAlignment bytes; returns null when the system has no memory
-  // left even after the cache was emptied.
-  void* allocate(std::size_t nbytes);
+  // left even after the cache was emptied. *reached_system (when given) says whether the
+  // block came from the system allocator rather than the cache (for the profile counters).
+  void* allocate(std::size_t nbytes, bool* reached_system = nullptr);
   void deallocate(void* ptr, std::size_t nbytes) noexcept;
   // Gives every cached block back to the system.
   void empty_cache() noexcept;

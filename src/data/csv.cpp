@@ -1,6 +1,6 @@
-// read_csv and write_csv: RFC 4180 fields (quotes, doubled quotes, commas and line breaks inside
-// quotes) with the forgiving parts people's files need (a UTF-8 BOM, CRLF, blank lines,
-// whitespace around fields). Every error names the file, the line an editor shows and, for a
+// read_csv_table, read_csv and write_csv: RFC 4180 fields (quotes, doubled quotes, commas and line
+// breaks inside quotes) with the forgiving parts people's files need (a UTF-8 BOM, CRLF, blank
+// lines, whitespace around fields). Every error names the file, the line an editor shows and, for a
 // field, its column number and header name.
 #include "torchlet/data/csv.h"
 
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,11 +24,6 @@
 
 namespace torchlet::data {
 namespace {
-
-struct Record {
-  int64_t line = 0;  // 1-based line the record starts on
-  std::vector<std::string> fields;
-};
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -52,15 +48,15 @@ std::string read_file(const std::string& path) {
 // Splits `text` into records, skipping blank lines. Unquoted fields are trimmed (a quote
 // inside one is kept as text, as Python's csv does); a quoted field keeps its inner text
 // verbatim, and only whitespace may surround its quotes.
-std::vector<Record> parse_records(const std::string& path, std::string_view text) {
-  std::vector<Record> records;
+std::vector<CsvRow> parse_records(const std::string& path, std::string_view text) {
+  std::vector<CsvRow> records;
   int64_t line = 1;
   size_t i = 0;
   const auto at_field_end = [&] {
     return i == text.size() || text[i] == ',' || text[i] == '\n' || text[i] == '\r';
   };
   while (i < text.size()) {
-    Record record{line, {}};
+    CsvRow record{line, {}};
     bool quoted = false;
     for (bool more = true; more;) {
       while (i < text.size() && is_blank(text[i])) ++i;
@@ -121,26 +117,6 @@ size_t find_label_column(const std::string& path, const std::vector<std::string>
   return index;
 }
 
-// The field as a finite float32 (parsed as a double and rounded, as NumPy's astype does).
-float parse_feature(const std::string& path, int64_t line, const std::string& column,
-                    const std::string& field) {
-  TORCHLET_CHECK(!field.empty(), path, ":", line, ": ", column,
-                 ": Expected a number, but got an empty field");
-  const char* first = field.data() + (field[0] == '+' && field.size() > 1 && field[1] != '-');
-  const char* last = field.data() + field.size();
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(first, last, value);
-  TORCHLET_CHECK(end == last && (error == std::errc() || error == std::errc::result_out_of_range),
-                 path, ":", line, ": ", column, ": Expected a number, but got '", field, "'");
-  // from_chars leaves value alone when out of range; strtod gives the infinity or the tiny
-  // number, so only overflow is refused below.
-  if (error == std::errc::result_out_of_range) value = std::strtod(field.c_str(), nullptr);
-  const auto rounded = static_cast<float>(value);
-  TORCHLET_CHECK(std::isfinite(rounded), path, ":", line, ": ", column,
-                 ": Expected a finite number (float32), but got '", field, "'");
-  return rounded;
-}
-
 bool parse_integer(const std::string& text, int64_t& value) {
   const char* first = text.data() + (text.size() > 1 && text[0] == '+');
   const char* last = text.data() + text.size();
@@ -177,7 +153,42 @@ std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
   return indices;
 }
 
-// The field as write_csv writes it: quoted when read_csv would otherwise split or trim it.
+}  // namespace
+
+CsvTable read_csv_table(const std::string& path) {
+  const std::string content = read_file(path);
+  std::string_view text = content;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  std::vector<CsvRow> records = parse_records(path, text);
+  TORCHLET_CHECK(!records.empty(), path,
+                 ": Expected a header row and at least one data row, but the file is empty");
+  TORCHLET_CHECK(records.size() > 1, path,
+                 ": Expected a header row and at least one data row, but got only the header");
+  CsvTable table{std::move(records.front()), {}};
+  table.rows.assign(std::make_move_iterator(records.begin() + 1),
+                    std::make_move_iterator(records.end()));
+  return table;
+}
+
+float parse_csv_number(const std::string& path, int64_t line, const std::string& column,
+                       const std::string& field) {
+  TORCHLET_CHECK(!field.empty(), path, ":", line, ": ", column,
+                 ": Expected a number, but got an empty field");
+  const char* first = field.data() + (field[0] == '+' && field.size() > 1 && field[1] != '-');
+  const char* last = field.data() + field.size();
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  TORCHLET_CHECK(end == last && (error == std::errc() || error == std::errc::result_out_of_range),
+                 path, ":", line, ": ", column, ": Expected a number, but got '", field, "'");
+  // from_chars leaves value alone when out of range; strtod gives the infinity or the tiny
+  // number, so only overflow is refused below.
+  if (error == std::errc::result_out_of_range) value = std::strtod(field.c_str(), nullptr);
+  const auto rounded = static_cast<float>(value);
+  TORCHLET_CHECK(std::isfinite(rounded), path, ":", line, ": ", column,
+                 ": Expected a finite number (float32), but got '", field, "'");
+  return rounded;
+}
+
 std::string csv_field(const std::string& text) {
   const bool quote = text.empty() || text.find_first_of(",\"\r\n") != std::string::npos ||
                      is_blank(text.front()) || is_blank(text.back());
@@ -187,18 +198,9 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-}  // namespace
-
 Dataset read_csv(const std::string& path, const std::string& label) {
-  const std::string content = read_file(path);
-  std::string_view text = content;
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  const std::vector<Record> records = parse_records(path, text);
-  TORCHLET_CHECK(!records.empty(), path,
-                 ": Expected a header row and at least one data row, but the file is empty");
-  TORCHLET_CHECK(records.size() > 1, path,
-                 ": Expected a header row and at least one data row, but got only the header");
-  const Record& header = records[0];
+  const CsvTable table = read_csv_table(path);
+  const CsvRow& header = table.header;
   const std::vector<std::string>& names = header.fields;
   TORCHLET_CHECK(names.size() >= 2, path, ":", header.line,
                  ": Expected at least two columns (features and a label), but got only '", names[0],
@@ -217,19 +219,18 @@ Dataset read_csv(const std::string& path, const std::string& label) {
   for (size_t c = 0; c < names.size(); ++c) {
     if (c != label_column) data.feature_names.push_back(names[c]);
   }
-  const size_t rows = records.size() - 1;
+  const size_t rows = table.rows.size();
   std::vector<float> features;
   features.reserve(rows * data.feature_names.size());
   std::vector<std::string> labels;
   labels.reserve(rows);
-  for (size_t r = 1; r < records.size(); ++r) {
-    const Record& record = records[r];
+  for (const CsvRow& record : table.rows) {
     TORCHLET_CHECK(record.fields.size() == names.size(), path, ":", record.line, ": Expected ",
                    names.size(), " fields as in the header, but got ", record.fields.size());
     for (size_t c = 0; c < names.size(); ++c) {
       if (c == label_column) continue;
       features.push_back(
-          parse_feature(path, record.line, column_label(names, c), record.fields[c]));
+          parse_csv_number(path, record.line, column_label(names, c), record.fields[c]));
     }
     TORCHLET_CHECK(!record.fields[label_column].empty(), path, ":", record.line, ": ",
                    column_label(names, label_column), ": Expected a label, but got an empty field");

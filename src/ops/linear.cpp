@@ -1,5 +1,6 @@
-// linear: y = x W^T + b in one GEMM plus a broadcast bias add, and its backward in up to
-// three kernels (dX = dY W, dW = dY^T X, db = column sums of dY), each only when needed.
+// linear: y = x W^T + b through the backend's linear_forward (a GEMM and a bias add), and its
+// backward in up to three kernels (dX = dY W, dW = dY^T X, db = column sums of dY), each only when
+// needed.
 #include "autograd/node.h"
 #include "ops/common.h"
 #include "torchlet/functional.h"
@@ -66,15 +67,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   Shape out_shape = input.shape();
   out_shape[out_shape.size() - 1] = out_features;
   Tensor out = make_tensor(out_shape, kFloat32, input.device());
-  backend::Backend& be = backend_of(out);
-  be.gemm(false, true, rows, out_features, in_features, 1.0f, x.data_ptr<float>(), in_features,
-          w.data_ptr<float>(), in_features, 0.0f, out.data_ptr<float>(), out_features);
-  if (bias.defined()) {
-    Tensor b = bias.contiguous();
-    backend::Loop loop{Shape{rows, out_features}, Shape{out_features, 1}, Shape{0, 1}};
-    be.binary(backend::BinaryOp::Add, kFloat32, out.impl()->data(), b.impl()->data(),
-              out.impl()->data(), ops::coalesce(loop));
-  }
+  Tensor b = bias.defined() ? bias.contiguous() : bias;
+  backend_of(out).linear_forward(x.data_ptr<float>(), w.data_ptr<float>(),
+                                 b.defined() ? b.data_ptr<float>() : nullptr, out.data_ptr<float>(),
+                                 rows, in_features, out_features);
   if (autograd::needs_grad({&input, &weight, &bias})) {
     auto node = std::make_shared<LinearBackward>();
     node->x = x.detach().reshape(Shape{rows, in_features});

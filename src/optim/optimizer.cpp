@@ -1,9 +1,12 @@
-// Optimizer base, SGD and Adam. Each step() calls one fused backend kernel per parameter;
+// Optimizer base, SGD and Adam. Each step() calls one fused backend kernel per device for all
+// its parameters (one launch on CUDA);
 // state tensors (momentum, moments) are made on the parameter's device on first use and
 // follow the parameter if the model moved.
 #include "torchlet/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/tensor_impl.h"
 #include "torchlet/autograd.h"
@@ -39,6 +42,87 @@ Tensor usable_grad(const char* optimizer, const Tensor& p) {
                  p.device(), ", but got ", g.device());
   TORCHLET_CHECK(p.is_contiguous(), optimizer, ": Expected contiguous parameters");
   return g.contiguous();
+}
+
+// The updates of one step, grouped by device: each device's backend gets one call.
+class DeviceUpdates {
+ public:
+  // grad is kept alive until run(): it may be a temporary contiguous copy.
+  void add(const Device& device, const Tensor& grad, const backend::ParamUpdate& update) {
+    grads_.push_back(grad);
+    for (Group& g : groups_) {
+      if (g.device == device) {
+        g.updates.push_back(update);
+        return;
+      }
+    }
+    groups_.push_back({device, {update}});
+  }
+  template <typename Run>
+  void run(Run&& run) const {
+    for (const Group& g : groups_) run(backend::get(g.device), g.updates);
+  }
+
+ private:
+  struct Group {
+    Device device;
+    std::vector<backend::ParamUpdate> updates;
+  };
+  std::vector<Group> groups_;
+  std::vector<Tensor> grads_;
+};
+
+// "'a', 'b' or 'c'" (or "and") for the state names an optimizer keeps.
+std::string names_text(const std::vector<std::string>& names, const char* last = " or ") {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0                  ? "'"
+            : i + 1 == names.size() ? last + std::string("'")
+                                    : ", '") +
+           names[i] + "'";
+  return out;
+}
+
+// Checks a whole StateDict before any of it is used: one entry per parameter, only `names`
+// (all of them or none when `together`), float32 state shaped as its parameter, "step" an
+// int64 scalar >= 1.
+void check_state(const char* optimizer, const std::vector<Tensor>& params, const StateDict& state,
+                 const std::vector<std::string>& names, bool together) {
+  TORCHLET_CHECK(state.size() == params.size(), optimizer, ".load_state_dict: Expected the ",
+                 "state of ", params.size(), " parameters, but got ", state.size(), " entries");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    for (const auto& [key, t] : state[i]) {
+      TORCHLET_CHECK(std::find(names.begin(), names.end(), key) != names.end(), optimizer,
+                     ".load_state_dict: Expected state ", names_text(names), " for parameter ", i,
+                     ", but got '", key, "'");
+      TORCHLET_CHECK(t.defined(), optimizer, ".load_state_dict: Expected a defined tensor as '",
+                     key, "' of parameter ", i, ", but got an undefined Tensor()");
+      if (key == "step") {
+        TORCHLET_CHECK(t.dtype() == kInt64 && t.dim() == 0, optimizer,
+                       ".load_state_dict: ", "Expected 'step' of parameter ", i,
+                       " as an int64 scalar, but got ", t.dtype(), " of shape ", t.shape());
+        const auto steps = t.item<int64_t>();
+        TORCHLET_CHECK(steps >= 1, optimizer, ".load_state_dict: Expected 'step' of parameter ", i,
+                       " >= 1, but got ", steps);
+      } else {
+        const Tensor& p = params[i];
+        TORCHLET_CHECK(t.dtype() == kFloat32 && t.shape() == p.shape(), optimizer,
+                       ".load_state_dict: Expected '", key, "' of parameter ", i, " as float32 ",
+                       p.shape(), " (the parameter's shape), but got ", t.dtype(), " ", t.shape());
+      }
+    }
+    std::string held;
+    for (const auto& entry : state[i]) held += (held.empty() ? "'" : ", '") + entry.first + "'";
+    TORCHLET_CHECK(!together || state[i].empty() || state[i].size() == names.size(), optimizer,
+                   ".load_state_dict: Expected all of ", names_text(names, " and "),
+                   " or none for ", "parameter ", i, ", but got only ", held);
+  }
+}
+
+// A copy of `t` on `device` that shares no memory with `t`, so later steps leave it alone.
+Tensor owned_copy(const Tensor& t, const Device& device) {
+  const Tensor source = t.detach();
+  return device == t.device() ? source.clone() : source.to(device);
 }
 
 }  // namespace
@@ -85,19 +169,40 @@ void SGD::step() {
   NoGradGuard no_grad;
   const backend::SgdOptions options{static_cast<float>(lr_), static_cast<float>(momentum_), 0.0f,
                                     static_cast<float>(weight_decay_), nesterov_};
+  DeviceUpdates updates;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const Tensor& p = params_[i];
     Tensor g = usable_grad("SGD", p);
     if (!g.defined()) continue;
-    float* buf = nullptr;
-    bool first = false;
+    backend::ParamUpdate u{
+        p.data_ptr<float>(), g.data_ptr<float>(), nullptr, nullptr, p.numel(), 2};
     if (momentum_ != 0.0) {
-      first = momentum_buffers_.size() <= i || !momentum_buffers_[i].defined();
-      buf = state_for(momentum_buffers_, i, p).data_ptr<float>();
+      if (momentum_buffers_.size() <= i || !momentum_buffers_[i].defined()) u.step = 1;
+      u.state1 = state_for(momentum_buffers_, i, p).data_ptr<float>();
     }
-    backend_of(p).sgd_step(p.data_ptr<float>(), g.data_ptr<float>(), buf, p.numel(), options,
-                           first);
+    updates.add(p.device(), g, u);
   }
+  updates.run([&](backend::Backend& b, const std::vector<backend::ParamUpdate>& group) {
+    b.sgd_step(group.data(), static_cast<int>(group.size()), options);
+  });
+}
+
+StateDict SGD::state_dict() const {
+  StateDict state(params_.size());
+  for (std::size_t i = 0; i < momentum_buffers_.size(); ++i)
+    if (momentum_buffers_[i].defined())
+      state[i]["momentum_buffer"] = owned_copy(momentum_buffers_[i], momentum_buffers_[i].device());
+  return state;
+}
+
+void SGD::load_state_dict(const StateDict& state) {
+  check_state("SGD", params_, state, {"momentum_buffer"}, false);
+  std::vector<Tensor> buffers(params_.size());
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const auto found = state[i].find("momentum_buffer");
+    if (found != state[i].end()) buffers[i] = owned_copy(found->second, params_[i].device());
+  }
+  momentum_buffers_ = std::move(buffers);
 }
 
 Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps,
@@ -118,17 +223,50 @@ Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> beta
 
 void Adam::step() {
   NoGradGuard no_grad;
+  const backend::AdamOptions options{static_cast<float>(lr_), static_cast<float>(beta1_),
+                                     static_cast<float>(beta2_), static_cast<float>(eps_),
+                                     static_cast<float>(weight_decay_)};
+  DeviceUpdates updates;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const Tensor& p = params_[i];
     Tensor g = usable_grad("Adam", p);
     if (!g.defined()) continue;
+    TORCHLET_CHECK(!backend_of(p).capturing(),
+                   "Adam.step: Expected to run outside a CUDA graph capture (Adam's step count "
+                   "lives on the host, so a replay would repeat it), but ",
+                   p.device(), " is capturing; capture SGD, or run Adam eagerly");
     float* m = state_for(exp_avg_, i, p).data_ptr<float>();
     float* v = state_for(exp_avg_sq_, i, p).data_ptr<float>();
-    const backend::AdamOptions options{
-        static_cast<float>(lr_),  static_cast<float>(beta1_),        static_cast<float>(beta2_),
-        static_cast<float>(eps_), static_cast<float>(weight_decay_), ++steps_[i]};
-    backend_of(p).adam_step(p.data_ptr<float>(), g.data_ptr<float>(), m, v, p.numel(), options);
+    updates.add(p.device(), g,
+                {p.data_ptr<float>(), g.data_ptr<float>(), m, v, p.numel(), ++steps_[i]});
   }
+  updates.run([&](backend::Backend& b, const std::vector<backend::ParamUpdate>& group) {
+    b.adam_step(group.data(), static_cast<int>(group.size()), options);
+  });
+}
+
+StateDict Adam::state_dict() const {
+  StateDict state(params_.size());
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (steps_[i] == 0) continue;  // never stepped: no state, as in PyTorch
+    state[i]["step"] = tensor(std::vector<int64_t>{steps_[i]}, Shape{});
+    state[i]["exp_avg"] = owned_copy(exp_avg_[i], exp_avg_[i].device());
+    state[i]["exp_avg_sq"] = owned_copy(exp_avg_sq_[i], exp_avg_sq_[i].device());
+  }
+  return state;
+}
+
+void Adam::load_state_dict(const StateDict& state) {
+  check_state("Adam", params_, state, {"step", "exp_avg", "exp_avg_sq"}, true);
+  std::vector<Tensor> exp_avg(params_.size()), exp_avg_sq(params_.size());
+  std::vector<int64_t> steps(params_.size(), 0);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (state[i].empty()) continue;
+    steps[i] = state[i].at("step").item<int64_t>();
+    exp_avg[i] = owned_copy(state[i].at("exp_avg"), params_[i].device());
+    exp_avg_sq[i] = owned_copy(state[i].at("exp_avg_sq"), params_[i].device());
+  }
+  exp_avg_ = std::move(exp_avg), exp_avg_sq_ = std::move(exp_avg_sq), steps_ = std::move(steps);
 }
 
 }  // namespace torchlet::optim

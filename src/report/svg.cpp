@@ -5,6 +5,7 @@
 // on the locale.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -26,21 +27,6 @@ constexpr double kCharWidth = 6.5;       // rough width of one 11-12px sans-seri
 constexpr int kTargetTicks = 6;          // about this many steps on a linear axis
 constexpr int kMaxDecadeSteps = 8;       // at most this many on a log axis
 constexpr double kLargestValue = 1e300;  // larger values are skipped: their spans overflow
-
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string format(double value, std::chars_format fmt, int precision) {
   char buffer[64];
@@ -181,23 +167,23 @@ void write_axes(std::ostringstream& svg, const Frame& frame, const LineChart& ch
       << "\" fill=\"none\" stroke=\"#888888\"/>\n<g font-size=\"11\" fill=\"#444444\">\n";
   for (size_t i = 0; i < frame.x.ticks.size(); ++i) {
     svg << "<text x=\"" << px(frame.x_at(frame.x.ticks[i])) << "\" y=\"" << px(bottom + 16)
-        << "\" text-anchor=\"middle\">" << escape(frame.x.tick_labels[i]) << "</text>\n";
+        << "\" text-anchor=\"middle\">" << xml_escape(frame.x.tick_labels[i]) << "</text>\n";
   }
   for (size_t i = 0; i < frame.y.ticks.size(); ++i) {
     svg << "<text x=\"" << px(frame.left - 6) << "\" y=\"" << px(frame.y_at(frame.y.ticks[i]) + 4)
-        << "\" text-anchor=\"end\">" << escape(frame.y.tick_labels[i]) << "</text>\n";
+        << "\" text-anchor=\"end\">" << xml_escape(frame.y.tick_labels[i]) << "</text>\n";
   }
   svg << "</g>\n";
   if (!chart.x_label.empty()) {
     svg << "<text x=\"" << px(middle_x) << "\" y=\"" << px(bottom + 40)
-        << "\" text-anchor=\"middle\" font-size=\"13\" fill=\"#222222\">" << escape(chart.x_label)
-        << "</text>\n";
+        << "\" text-anchor=\"middle\" font-size=\"13\" fill=\"#222222\">"
+        << xml_escape(chart.x_label) << "</text>\n";
   }
   if (!chart.y_label.empty()) {
     const std::string y = px(frame.top + frame.height / 2);
     svg << "<text x=\"18\" y=\"" << y << "\" transform=\"rotate(-90 18 " << y
-        << ")\" text-anchor=\"middle\" font-size=\"13\" fill=\"#222222\">" << escape(chart.y_label)
-        << "</text>\n";
+        << ")\" text-anchor=\"middle\" font-size=\"13\" fill=\"#222222\">"
+        << xml_escape(chart.y_label) << "</text>\n";
   }
   if (!has_points) {
     svg << "<text x=\"" << px(middle_x) << "\" y=\"" << px(frame.top + frame.height / 2)
@@ -219,20 +205,30 @@ void write_markers(std::ostringstream& svg, const Frame& frame,
         << px(flip ? x - 4 : x + 4) << "\" y=\""
         << px(frame.top + 14 + 14 * static_cast<double>(i % 3)) << "\" text-anchor=\""
         << (flip ? "end" : "start") << "\" font-size=\"11\" fill=\"#333333\">"
-        << escape(markers[i].label) << "</text>\n";
+        << xml_escape(markers[i].label) << "</text>\n";
   }
+}
+
+// The series' own colour, or the palette's for its position. Only "#" and hex digits are
+// kept, so that a colour cannot break the document.
+std::string colour_of(const std::vector<Series>& series, size_t s) {
+  std::string colour;
+  for (char c : series[s].colour)
+    if (c == '#' || std::isxdigit(static_cast<unsigned char>(c))) colour += c;
+  return colour.size() == 7 && colour[0] == '#' ? colour : kPalette[s % kPalette.size()];
 }
 
 // A polyline per unbroken run of usable points, then a circle with a tooltip per point.
 void write_series(std::ostringstream& svg, const Frame& frame, const Series& series,
-                  const char* colour) {
-  const std::string prefix = series.name.empty() ? "" : escape(series.name) + ": ";
+                  const std::string& colour) {
+  const std::string dash = series.dashed ? "\" stroke-dasharray=\"7 4" : "";
+  const std::string prefix = series.name.empty() ? "" : xml_escape(series.name) + ": ";
   std::string polylines, circles, run;
   size_t run_points = 0;
   const auto end_run = [&] {
     if (run_points > 1) {
       polylines += "<polyline points=\"" + run + "\" fill=\"none\" stroke=\"" + colour +
-                   "\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n";
+                   "\" stroke-width=\"2\" stroke-linejoin=\"round" + dash + "\"/>\n";
     }
     run.clear();
     run_points = 0;
@@ -260,14 +256,29 @@ void write_legend(std::ostringstream& svg, const Frame& frame, const std::vector
   for (size_t s = 0; s < series.size(); ++s) {
     const double y = frame.top + 10 + 18 * static_cast<double>(s);
     svg << "<line x1=\"" << px(x) << "\" y1=\"" << px(y) << "\" x2=\"" << px(x + 18) << "\" y2=\""
-        << px(y) << "\" stroke=\"" << kPalette[s % kPalette.size()]
-        << "\" stroke-width=\"3\"/>\n<text x=\"" << px(x + 24) << "\" y=\"" << px(y + 4) << "\">"
-        << escape(series[s].name) << "</text>\n";
+        << px(y) << "\" stroke=\"" << colour_of(series, s) << "\" stroke-width=\"3"
+        << (series[s].dashed ? "\" stroke-dasharray=\"6 3" : "") << "\"/>\n<text x=\"" << px(x + 24)
+        << "\" y=\"" << px(y + 4) << "\">" << xml_escape(series[s].name) << "</text>\n";
   }
   svg << "</g>\n";
 }
 
 }  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 std::string render_svg(const LineChart& chart) {
   TORCHLET_CHECK(chart.width >= 200 && chart.height >= 150,
@@ -317,12 +328,12 @@ std::string render_svg(const LineChart& chart) {
       << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   if (!chart.title.empty()) {
     svg << "<text x=\"" << px(width / 2) << "\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
-        << "font-weight=\"600\" fill=\"#222222\">" << escape(chart.title) << "</text>\n";
+        << "font-weight=\"600\" fill=\"#222222\">" << xml_escape(chart.title) << "</text>\n";
   }
   write_axes(svg, frame, chart, has_points);
   write_markers(svg, frame, chart.markers);
   for (size_t s = 0; s < chart.series.size(); ++s) {
-    write_series(svg, frame, chart.series[s], kPalette[s % kPalette.size()]);
+    write_series(svg, frame, chart.series[s], colour_of(chart.series, s));
   }
   if (legend) write_legend(svg, frame, chart.series);
   svg << "</svg>\n";

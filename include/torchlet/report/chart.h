@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace torchlet::report {
@@ -10,6 +11,10 @@ namespace torchlet::report {
 struct Series {
   std::string name;  // shown in the legend when the chart has more than one series
   std::vector<double> x, y;
+  // Drawing: a colour ("#rrggbb"; empty: the palette's colour for the series' position) and a
+  // dashed line, so that e.g. colour can say the model width and the dash the device.
+  std::string colour{};
+  bool dashed = false;
 };
 
 // A vertical line with a label, e.g. where the GPU starts to win.
@@ -33,5 +38,8 @@ std::string render_svg(const LineChart& chart);
 
 // One line of block characters (▁▂▃▄▅▆▇█) tracing values, resampled to at most `width`.
 std::string sparkline(const std::vector<double>& values, int width = 60);
+
+// Text made safe inside XML or HTML, attribute values included: & < > " ' as entities.
+std::string xml_escape(std::string_view text);
 
 }  // namespace torchlet::report

@@ -17,7 +17,7 @@ class CpuBackend final : public Backend {
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy(void* dst, const void* src, std::size_t nbytes) override;
-  void synchronize() override {}
+  void synchronize() override;
   AllocatorStats allocator_stats() const { return allocator_.stats(); }
 
   void fill(void* out, DType dtype, int64_t n, double value) override;
@@ -27,7 +27,7 @@ class CpuBackend final : public Backend {
               const Loop& loop) override;
   void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
                      int64_t n) override;
-  void gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
+  void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                    std::size_t row_bytes) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
   void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
@@ -53,10 +53,8 @@ class CpuBackend final : public Backend {
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
 
-  void sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
-                const SgdOptions& options, bool first_step) override;
-  void adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
-                 const AdamOptions& options) override;
+  void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
+  void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
 
  private:
   CachingAllocator allocator_;

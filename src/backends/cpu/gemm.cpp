@@ -6,12 +6,14 @@
 #include <cblas.h>
 
 #include "backends/cpu/cpu_backend.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
 void CpuBackend::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                       float* c, int64_t ldc) {
+  profile::record_launch();
   constexpr int64_t kBlasWork = 64 * 64 * 64;
   if (m == 0 || n == 0) return;
   if (m * n * k < kBlasWork) {

@@ -3,11 +3,13 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "torchlet/error.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
 void CpuBackend::cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
                                        float* probs, int64_t n, int64_t c) {
+  profile::record_launch();
   double total = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t t = target[i];
@@ -29,6 +31,7 @@ void CpuBackend::cross_entropy_forward(const float* logits, const int64_t* targe
 
 void CpuBackend::cross_entropy_backward(const float* probs, const int64_t* target,
                                         const float* dloss, float* dlogits, int64_t n, int64_t c) {
+  profile::record_launch();
   const float scale = dloss[0] / static_cast<float>(n);
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < c; ++j) dlogits[i * c + j] = probs[i * c + j] * scale;

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "torchlet/error.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
@@ -24,11 +25,13 @@ CpuBackend& instance() {
 }
 
 void* CpuBackend::allocate(std::size_t nbytes) {
-  void* ptr = allocator_.allocate(nbytes);
+  bool reached_system = false;
+  void* ptr = allocator_.allocate(nbytes, &reached_system);
   TORCHLET_CHECK(ptr, "Expected to allocate ", nbytes,
                  " bytes of CPU memory, but the system "
                  "has no memory left (",
                  allocator_.stats().bytes_in_use, " bytes in use)");
+  profile::record_allocation(nbytes, reached_system);
   return ptr;
 }
 
@@ -37,16 +40,23 @@ void CpuBackend::deallocate(void* ptr, std::size_t nbytes) noexcept {
 }
 
 void CpuBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes) {
+  profile::record_copy(profile::CopyKind::HostToDevice, nbytes, 0.0);
   if (nbytes) std::memcpy(dst, src, nbytes);
 }
 void CpuBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
+  profile::record_sync(0.0);  // the host waits for a device result (see profile.h)
+  profile::record_copy(profile::CopyKind::DeviceToHost, nbytes, 0.0);
   if (nbytes) std::memcpy(dst, src, nbytes);
 }
+// Nothing to wait for on the CPU; counted so that a program's syncs agree across devices.
+void CpuBackend::synchronize() { profile::record_sync(0.0); }
 void CpuBackend::copy(void* dst, const void* src, std::size_t nbytes) {
+  profile::record_copy(profile::CopyKind::DeviceToDevice, nbytes, 0.0);
   if (nbytes) std::memmove(dst, src, nbytes);
 }
 
 void CpuBackend::fill(void* out, DType dtype, int64_t n, double value) {
+  profile::record_launch();
   dispatch_dtype(dtype, [&]<typename T>() {
     T* o = static_cast<T*>(out);
     const T v = static_cast<T>(value);
@@ -55,6 +65,7 @@ void CpuBackend::fill(void* out, DType dtype, int64_t n, double value) {
 }
 
 void CpuBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
+  profile::record_launch();
   dispatch_dtype(in_dtype, [&]<typename In>() {
     dispatch_dtype(out_dtype, [&]<typename Out>() {
       const In* i = static_cast<const In*>(in);
@@ -65,6 +76,7 @@ void CpuBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype
 }
 
 void CpuBackend::strided_copy(const void* a, void* out, DType dtype, const Loop& loop) {
+  profile::record_launch();
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* src = static_cast<const T*>(a);
     T* dst = static_cast<T*>(out);
@@ -74,10 +86,14 @@ void CpuBackend::strided_copy(const void* a, void* out, DType dtype, const Loop&
   });
 }
 
-void CpuBackend::gather_rows(const void* in, const int64_t* index, void* out, int64_t n,
-                             std::size_t row_bytes) {
+void CpuBackend::gather_rows(const void* in, int64_t rows, const int64_t* index, void* out,
+                             int64_t n, std::size_t row_bytes) {
+  profile::record_launch();
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
+  for (int64_t i = 0; i < n; ++i)
+    TORCHLET_CHECK(index[i] >= 0 && index[i] < rows, "index_select: Expected indices in [0, ", rows,
+                   "), but got ", index[i]);
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(dst + i * row_bytes, src + index[i] * row_bytes, row_bytes);
 }

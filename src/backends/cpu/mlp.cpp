@@ -10,6 +10,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/simd.h"
 #include "torchlet/error.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
@@ -214,9 +215,13 @@ void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) 
 
 }  // namespace
 
-void CpuBackend::mlp_step(const MlpStep& s) { mlp_run(s, nullptr, 1, s.loss); }
+void CpuBackend::mlp_step(const MlpStep& s) {
+  profile::record_launch();
+  mlp_run(s, nullptr, 1, s.loss);
+}
 
 void CpuBackend::mlp_sgd_steps(const MlpStep& s, const MlpSgd& sgd, int64_t steps, float* losses) {
+  profile::record_launch();
   mlp_run(s, &sgd, steps, losses);
 }
 

@@ -3,11 +3,25 @@
 #include <cmath>
 
 #include "backends/cpu/cpu_backend.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
-void CpuBackend::sgd_step(float* param, const float* grad, float* momentum_buf, int64_t n,
-                          const SgdOptions& o, bool first_step) {
+namespace {
+
+// `o` is taken by value: a float the loop writes through `param` could otherwise alias a field
+// of a referenced SgdOptions, and the compiler would reload every field per element.
+void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, const SgdOptions o,
+             bool first_step) {
+  if (o.momentum == 0.0f) {  // plain SGD, the common case: a loop the compiler vectorises
+    const float lr = o.lr, wd = o.weight_decay;
+    if (wd == 0.0f) {
+      for (int64_t i = 0; i < n; ++i) param[i] -= lr * grad[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad[i] + wd * param[i]);
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     float d = grad[i];
     if (o.weight_decay != 0.0f) d += o.weight_decay * param[i];
@@ -20,9 +34,9 @@ void CpuBackend::sgd_step(float* param, const float* grad, float* momentum_buf, 
   }
 }
 
-void CpuBackend::adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,
-                           int64_t n, const AdamOptions& o) {
-  const double t = static_cast<double>(o.step);
+void adam_one(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+              const AdamOptions o, int64_t step) {  // by value, as in sgd_one
+  const double t = static_cast<double>(step);
   const float bias_correction1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
   const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(o.beta2, t)));
   const float step_size = o.lr / bias_correction1;
@@ -33,6 +47,24 @@ void CpuBackend::adam_step(float* param, const float* grad, float* exp_avg, floa
     exp_avg_sq[i] = o.beta2 * exp_avg_sq[i] + (1.0f - o.beta2) * g * g;
     const float denom = std::sqrt(exp_avg_sq[i]) / bias_correction2_sqrt + o.eps;
     param[i] -= step_size * exp_avg[i] / denom;
+  }
+}
+
+}  // namespace
+
+void CpuBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) {
+  profile::record_launch();
+  for (int k = 0; k < count; ++k) {
+    const ParamUpdate& u = params[k];
+    sgd_one(u.param, u.grad, u.state1, u.n, options, u.step == 1);
+  }
+}
+
+void CpuBackend::adam_step(const ParamUpdate* params, int count, const AdamOptions& options) {
+  profile::record_launch();
+  for (int k = 0; k < count; ++k) {
+    const ParamUpdate& u = params[k];
+    adam_one(u.param, u.grad, u.state1, u.state2, u.n, options, u.step);
   }
 }
 

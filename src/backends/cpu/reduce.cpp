@@ -4,11 +4,13 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
+#include "torchlet/profile.h"
 
 namespace torchlet::backend::cpu {
 
 void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                          float scale) {
+  profile::record_launch();
   std::vector<double> acc(static_cast<std::size_t>(inner));
   for (int64_t o = 0; o < outer; ++o) {
     const float* block = in + o * r * inner;
@@ -21,6 +23,7 @@ void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, 
 
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                             int64_t inner) {
+  profile::record_launch();
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* x = static_cast<const T*>(in);
     for (int64_t o = 0; o < outer; ++o) {
@@ -38,6 +41,7 @@ void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t o
 // Softmax along j of one strided column: y_j = exp(x_j - max) / sum, or its log.
 void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
                                  bool log) {
+  profile::record_launch();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const float* xc = x + o * r * inner + i;
@@ -62,6 +66,7 @@ void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_
 // softmax: dx = y * (dy - sum(dy * y)); log_softmax: dx = dy - exp(y) * sum(dy).
 void CpuBackend::softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
                                   int64_t r, int64_t inner, bool log) {
+  profile::record_launch();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * r * inner + i;

@@ -1,0 +1,143 @@
+// The CUDA backend: one object per GPU, each with its own stream (every kernel and copy is
+// queued on it, so ops run in order without the host waiting), cuBLAS handle, caching
+// allocator, pinned staging buffers for host copies, and a host-mapped error word through
+// which kernels report bad indices without a synchronisation.
+//
+// Kernels live in the .cu files next to this one (declared in kernels.h); this class, compiled
+// by the host compiler, picks the launch and checks it.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "backends/backend.h"
+#include "backends/caching_allocator.h"
+#include "backends/cuda/kernels.h"
+
+namespace torchlet::backend::cuda {
+
+// Memory a CUDA graph's capture allocated: kept for the graph (its replays write there), never
+// handed to tensors outside it. Freed with the graph.
+struct GraphPool {
+  std::unordered_map<std::size_t, std::vector<void*>> free_blocks;  // by rounded size
+  bool graph_alive = true;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  Device device() const override { return Device(DeviceType::CUDA, index_); }
+  int index() const { return index_; }
+  cudaStream_t stream() const { return stream_; }
+
+  void* allocate(std::size_t nbytes) override;
+  void deallocate(void* ptr, std::size_t nbytes) noexcept override;
+  void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
+  void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
+  void copy(void* dst, const void* src, std::size_t nbytes) override;
+  void synchronize() override;
+  AllocatorStats allocator_stats() const { return allocator_.stats(); }
+  void empty_cache() { allocator_.empty_cache(); }
+
+  void fill(void* out, DType dtype, int64_t n, double value) override;
+  void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) override;
+  void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) override;
+  void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
+              const Loop& loop) override;
+  void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                     int64_t n) override;
+  void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
+                   std::size_t row_bytes) override;
+  void relu_forward(const float* x, float* y, int64_t n) override;
+  void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
+
+  void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
+               float scale) override;
+  void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
+                  int64_t inner) override;
+  void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
+                       bool log) override;
+  void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer, int64_t r,
+                        int64_t inner, bool log) override;
+
+  void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc) override;
+
+  // The bias add folded into cuBLASLt's GEMM epilogue (when bias is set).
+  void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
+                      int64_t in, int64_t out) override;
+
+  void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
+                             int64_t n, int64_t c) override;
+  void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
+                              float* dlogits, int64_t n, int64_t c) override;
+
+  void mlp_step(const MlpStep& step) override;
+  void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
+
+  void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
+  void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
+
+  // CUDA graphs (cuda::Graph): while capturing, this device's allocations come from `pool`.
+  void begin_capture(std::shared_ptr<GraphPool> pool);
+  cudaGraph_t end_capture();
+  bool capturing() const override { return capture_pool_ != nullptr; }
+
+  // Checks the kernel just queued for `op` (a launch error, not the kernel's result).
+  void check_launch(const char* op);
+  // Makes this backend's GPU the calling thread's current device.
+  void activate();
+
+ private:
+  // The fused one-block path when the model and batch fit in shared memory, else the same
+  // step composed of cuBLAS GEMMs and kernels (mlp_composed.cpp).
+  void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses);
+  void mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses);
+  // y = x w^T + bias, then ReLU when `relu`: one cuBLASLt matmul with the BIAS or RELU_BIAS
+  // epilogue (mlp_composed.cpp).
+  void linear_lt(const float* x, const float* w, const float* bias, float* y, int64_t n, int64_t in,
+                 int64_t out, bool relu);
+  // Throws if a kernel reported a bad index since the last check (call after a host wait).
+  void raise_device_errors();
+  kernels::ErrorFlag index_error() const { return {error_words_device_}; }
+  kernels::ErrorFlag target_error() const { return {error_words_device_ + 1}; }
+
+  int index_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  void* cublas_workspace_ = nullptr;
+  CachingAllocator allocator_;
+  // Two pinned buffers: one is filled by the host while the other's copy runs.
+  static constexpr std::size_t kStagingBytes = std::size_t{4} << 20;
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{4} << 20;  // cuBLAS(Lt)
+  void* staging_[2] = {nullptr, nullptr};
+  cudaEvent_t staging_free_[2] = {nullptr, nullptr};
+  std::mutex staging_mutex_;
+  int64_t* error_words_ = nullptr;         // host view: [0] bad index, [1] bad target
+  int64_t* error_words_device_ = nullptr;  // the same words seen from the device
+  std::size_t shared_limit_ = 48 * 1024;   // opt-in shared memory per block
+  float* ones_ = nullptr;                  // ones_count_ ones: sums over rows as a GEMV
+  int64_t ones_count_ = 0;
+  std::shared_ptr<GraphPool> capture_pool_;
+  std::unordered_map<void*, std::shared_ptr<GraphPool>> pool_blocks_;
+  std::mutex pool_mutex_;
+};
+
+// The backend of GPU `index` (created on first use). Throws torchlet::Error naming the number
+// of devices when index is out of range.
+CudaBackend& instance(int index);
+// The number of usable GPUs (0 without a driver or device); never throws.
+int device_count();
+// Why CUDA is unavailable, for error messages ("no CUDA driver", "no GPU" ...).
+const char* unavailable_reason();
+
+}  // namespace torchlet::backend::cuda

@@ -1,0 +1,152 @@
+// Elementwise CUDA kernels: one thread per element in grid-stride loops. They mirror
+// backends/cpu/elementwise.cpp and memory.cpp, which the tests compare them against.
+#include "backends/cuda/common.cuh"
+
+namespace torchlet::backend::cuda::kernels {
+
+namespace {
+
+template <typename T>
+__global__ void fill_kernel(T* out, int64_t n, T value) {
+  TORCHLET_GRID_STRIDE(i, n) out[i] = value;
+}
+
+template <typename In, typename Out>
+__global__ void cast_kernel(const In* in, Out* out, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) out[i] = static_cast<Out>(in[i]);
+}
+
+template <typename T>
+__global__ void strided_copy_kernel(const T* a, T* out, Geometry g) {
+  TORCHLET_GRID_STRIDE(i, g.numel) {
+    int64_t oa, ob;
+    offsets(g, i, oa, ob);
+    out[ob] = a[oa];
+  }
+}
+
+template <typename T>
+__device__ inline T apply(Binary op, T x, T y) {
+  switch (op) {
+    case Binary::Add: return x + y;
+    case Binary::Sub: return x - y;
+    case Binary::Mul: return x * y;
+    case Binary::Div: return x / y;
+    case Binary::Eq: break;
+  }
+  return T{};
+}
+
+template <typename T>
+__global__ void binary_kernel(Binary op, const T* a, const T* b, T* out, Geometry g) {
+  TORCHLET_GRID_STRIDE(i, g.numel) {
+    int64_t oa, ob;
+    offsets(g, i, oa, ob);
+    out[i] = apply(op, a[oa], b[ob]);
+  }
+}
+
+template <typename T>
+__global__ void equal_kernel(const T* a, const T* b, bool* out, Geometry g) {
+  TORCHLET_GRID_STRIDE(i, g.numel) {
+    int64_t oa, ob;
+    offsets(g, i, oa, ob);
+    out[i] = a[oa] == b[ob];
+  }
+}
+
+__global__ void binary_scalar_kernel(Binary op, const float* a, float s, bool scalar_first,
+                                     float* out, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) out[i] = scalar_first ? apply(op, s, a[i]) : apply(op, a[i], s);
+}
+
+// One thread per byte of output; rows are small in torchlet's uses (a few features).
+__global__ void gather_rows_kernel(const unsigned char* in, int64_t rows, const int64_t* index,
+                                   unsigned char* out, int64_t n, int64_t row_bytes,
+                                   ErrorFlag error) {
+  TORCHLET_GRID_STRIDE(i, n * row_bytes) {
+    const int64_t r = i / row_bytes;
+    const int64_t src = index[r];
+    if (src < 0 || src >= rows) {
+      if (i % row_bytes == 0) report(error, src);
+      out[i] = 0;
+    } else {
+      out[i] = in[src * row_bytes + i % row_bytes];
+    }
+  }
+}
+
+__global__ void relu_forward_kernel(const float* x, float* y, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+__global__ void relu_backward_kernel(const float* x, const float* dy, float* dx, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+}  // namespace
+
+void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n,
+                                                        static_cast<T>(value));
+  });
+}
+
+void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream) {
+  with_type(in_type, [&](auto in_zero) {
+    with_type(out_type, [&](auto out_zero) {
+      using In = decltype(in_zero);
+      using Out = decltype(out_zero);
+      cast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const In*>(in),
+                                                          static_cast<Out*>(out), n);
+    });
+  });
+}
+
+void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    strided_copy_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(static_cast<const T*>(a),
+                                                                      static_cast<T*>(out), g);
+  });
+}
+
+void binary(Binary op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+            cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    const T* ta = static_cast<const T*>(a);
+    const T* tb = static_cast<const T*>(b);
+    if (op == Binary::Eq)
+      equal_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(ta, tb, static_cast<bool*>(out),
+                                                                 g);
+    else
+      binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out),
+                                                                  g);
+  });
+}
+
+void binary_scalar(Binary op, const float* a, float s, bool scalar_first, float* out, int64_t n,
+                   cudaStream_t stream) {
+  binary_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, s, scalar_first, out, n);
+}
+
+void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
+                 std::size_t row_bytes, ErrorFlag error, cudaStream_t stream) {
+  const int64_t bytes = static_cast<int64_t>(row_bytes);
+  gather_rows_kernel<<<blocks_for(n * bytes), kThreads, 0, stream>>>(
+      static_cast<const unsigned char*>(in), rows, index, static_cast<unsigned char*>(out), n,
+      bytes, error);
+}
+
+void relu_forward(const float* x, float* y, int64_t n, cudaStream_t stream) {
+  relu_forward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, n);
+}
+
+void relu_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream) {
+  relu_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, dy, dx, n);
+}
+
+}  // namespace torchlet::backend::cuda::kernels

@@ -1,0 +1,118 @@
+// The CUDA kernels' launchers: plain C++ declarations that both nvcc (the .cu files that
+// define them) and the host compiler (cuda_backend.cpp, which calls them) read. Every launcher
+// queues its kernel on `stream` and returns at once; none checks its arguments (the ops layer
+// did) and none throws: the caller checks cudaGetLastError() after it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace torchlet::backend::cuda::kernels {
+
+inline constexpr int kMaxDims = 6;  // Shape::kMaxDims
+inline constexpr int kThreads = 256;
+
+// Mirrors torchlet::DType and backend::BinaryOp (the .cu files do not include those C++20
+// headers).
+enum class Type : uint8_t { Float32, Int64, Bool };
+enum class Binary : uint8_t { Add, Sub, Mul, Div, Eq };
+
+// An n-d loop: the output is contiguous over `size`; a and b are read with their strides.
+struct Geometry {
+  int ndim;
+  int64_t numel;
+  int64_t size[kMaxDims];
+  int64_t stride_a[kMaxDims];
+  int64_t stride_b[kMaxDims];
+};
+
+// Errors a kernel can only find on the device (an index out of range): the first bad value is
+// written to *flag (host-mapped memory, read by the host after its next synchronisation).
+struct ErrorFlag {
+  int64_t* flag;  // device view of the mapped word; kNoError when nothing went wrong
+};
+inline constexpr int64_t kNoError = INT64_MIN;
+
+// --- elementwise (elementwise.cu) -------------------------------------------------------------
+void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream);
+void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream);
+void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream);
+void binary(Binary op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+            cudaStream_t stream);
+void binary_scalar(Binary op, const float* a, float s, bool scalar_first, float* out, int64_t n,
+                   cudaStream_t stream);
+// Rows with an index outside [0, rows) are zero-filled and reported through `error`.
+void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
+                 std::size_t row_bytes, ErrorFlag error, cudaStream_t stream);
+void relu_forward(const float* x, float* y, int64_t n, cudaStream_t stream);
+void relu_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream);
+
+// --- reductions over [outer, r, inner] (reduce.cu) ---------------------------------------------
+void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner, float scale,
+             cudaStream_t stream);
+void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+                cudaStream_t stream);
+void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner, bool log,
+                     cudaStream_t stream);
+void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer, int64_t r,
+                      int64_t inner, bool log, cudaStream_t stream);
+
+// --- fused softmax + cross-entropy (loss.cu) ----------------------------------------------------
+// One launch each way. Targets outside [0, c) make the loss NaN and are reported via `error`.
+void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
+                           int64_t n, int64_t c, ErrorFlag error, cudaStream_t stream);
+void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
+                            float* dlogits, int64_t n, int64_t c, cudaStream_t stream);
+
+// --- optimizers: every parameter of a step in one launch (optim.cu) ----------------------------
+struct Update {
+  float* param;
+  const float* grad;
+  float* state1;  // SGD momentum buffer / Adam exp_avg
+  float* state2;  // Adam exp_avg_sq
+  int64_t n;
+  int64_t step;
+};
+inline constexpr int kMaxUpdates = 48;  // per launch: the arguments stay under 4 KiB
+struct Updates {
+  int count;
+  Update u[kMaxUpdates];
+};
+struct Sgd {
+  float lr, momentum, dampening, weight_decay;
+  bool nesterov;
+};
+struct Adam {
+  float lr, beta1, beta2, eps, weight_decay;
+};
+void sgd_step(const Updates& updates, const Sgd& options, cudaStream_t stream);
+void adam_step(const Updates& updates, const Adam& options, cudaStream_t stream);
+
+// --- a small MLP's whole training step in one thread block (mlp.cu) ----------------------------
+inline constexpr int kMlpMaxLayers = 8;
+struct Mlp {
+  int layers;
+  int widths[kMlpMaxLayers + 1];
+  float* weight[kMlpMaxLayers];
+  float* bias[kMlpMaxLayers];
+  float* weight_grad[kMlpMaxLayers];
+  float* bias_grad[kMlpMaxLayers];
+  const float* x;
+  const int64_t* target;
+  const int64_t* rows;  // or null: rows 0..n-1
+  int n;
+  float* loss;  // one float per step: losses[step] (or the single loss of mlp_step)
+  int steps;    // training steps to run; 1 with update == false for mlp_step
+  bool update;  // apply plain SGD after each step
+  float lr, weight_decay;
+  ErrorFlag error;  // targets or row indices out of range
+  int64_t x_rows;   // rows of x, to check row indices
+};
+// Shared memory the fused kernel needs for these widths and n rows, in bytes.
+std::size_t mlp_shared_bytes(const int* widths, int layers, int n);
+// Runs mlp.steps steps in one launch of one block; shared_bytes from mlp_shared_bytes.
+void mlp_step(const Mlp& mlp, std::size_t shared_bytes, cudaStream_t stream);
+
+}  // namespace torchlet::backend::cuda::kernels

@@ -1,0 +1,123 @@
+// CUDA reductions over the middle axis of [outer, r, inner]: sum, argmax, (log_)softmax. Like
+// the CPU reference (backends/cpu/reduce.cpp) they accumulate in double, in a fixed order, so
+// results are deterministic run to run.
+#include "backends/cuda/common.cuh"
+
+namespace torchlet::backend::cuda::kernels {
+
+namespace {
+
+// Sums of whole rows (inner == 1): one block per row, threads stride along it, then a tree
+// in shared memory.
+__global__ void sum_rows_kernel(const float* in, float* out, int64_t outer, int64_t r,
+                                float scale) {
+  __shared__ double partial[kThreads];
+  for (int64_t o = blockIdx.x; o < outer; o += gridDim.x) {
+    double acc = 0.0;
+    for (int64_t j = threadIdx.x; j < r; j += blockDim.x) acc += in[o * r + j];
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) out[o] = static_cast<float>(partial[0] * scale);
+    __syncthreads();
+  }
+}
+
+// Sums down columns (inner > 1): one thread per output, reading along r with stride inner,
+// which neighbouring threads read together (coalesced).
+__global__ void sum_columns_kernel(const float* in, float* out, int64_t outer, int64_t r,
+                                   int64_t inner, float scale) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t o = k / inner, i = k % inner;
+    const float* col = in + o * r * inner + i;
+    double acc = 0.0;
+    for (int64_t j = 0; j < r; ++j) acc += col[j * inner];
+    out[k] = static_cast<float>(acc * scale);
+  }
+}
+
+template <typename T>
+__global__ void argmax_kernel(const T* in, int64_t* out, int64_t outer, int64_t r, int64_t inner) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t o = k / inner, i = k % inner;
+    const T* col = in + o * r * inner + i;
+    int64_t best = 0;
+    for (int64_t j = 1; j < r; ++j)
+      if (col[j * inner] > col[best * inner]) best = j;
+    out[k] = best;
+  }
+}
+
+__global__ void softmax_forward_kernel(const float* x, float* y, int64_t outer, int64_t r,
+                                       int64_t inner, bool log) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t o = k / inner, i = k % inner;
+    const float* xc = x + o * r * inner + i;
+    float* yc = y + o * r * inner + i;
+    float max = xc[0];
+    for (int64_t j = 1; j < r; ++j) max = fmaxf(max, xc[j * inner]);
+    double sum = 0.0;
+    for (int64_t j = 0; j < r; ++j) sum += exp(static_cast<double>(xc[j * inner] - max));
+    const double log_sum = ::log(sum);
+    for (int64_t j = 0; j < r; ++j) {
+      const double shifted = static_cast<double>(xc[j * inner] - max);
+      yc[j * inner] = static_cast<float>(log ? shifted - log_sum : exp(shifted) / sum);
+    }
+  }
+}
+
+__global__ void softmax_backward_kernel(const float* y, const float* dy, float* dx, int64_t outer,
+                                        int64_t r, int64_t inner, bool log) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t base = (k / inner) * r * inner + k % inner;
+    double dot = 0.0;
+    for (int64_t j = 0; j < r; ++j) {
+      const int64_t e = base + j * inner;
+      dot += log ? static_cast<double>(dy[e]) : static_cast<double>(dy[e]) * y[e];
+    }
+    for (int64_t j = 0; j < r; ++j) {
+      const int64_t e = base + j * inner;
+      dx[e] = log ? static_cast<float>(dy[e] - exp(static_cast<double>(y[e])) * dot)
+                  : static_cast<float>(y[e] * (dy[e] - dot));
+    }
+  }
+}
+
+}  // namespace
+
+void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner, float scale,
+             cudaStream_t stream) {
+  if (inner == 1) {
+    const unsigned grid = static_cast<unsigned>(outer < 65535 ? (outer < 1 ? 1 : outer) : 65535);
+    sum_rows_kernel<<<grid, kThreads, 0, stream>>>(in, out, outer, r, scale);
+  } else {
+    sum_columns_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner,
+                                                                           scale);
+  }
+}
+
+void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+                cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    argmax_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(static_cast<const T*>(in),
+                                                                      out, outer, r, inner);
+  });
+}
+
+void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner, bool log,
+                     cudaStream_t stream) {
+  softmax_forward_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(x, y, outer, r, inner,
+                                                                             log);
+}
+
+void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer, int64_t r,
+                      int64_t inner, bool log, cudaStream_t stream) {
+  softmax_backward_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(y, dy, dx, outer, r,
+                                                                              inner, log);
+}
+
+}  // namespace torchlet::backend::cuda::kernels
