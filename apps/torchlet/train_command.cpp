@@ -355,7 +355,7 @@ void run_train(const TrainArgs& a) {
   j["batch_size"] = a.batch_size;
   j["seed"] = a.seed;
   j["scale"] = a.scale;
-  j["fused"] = !a.eager;
+  j["fused"] = fit.fused;
   j["graph"] = fit.graph;
   j["epochs"] = card.epochs;
   j["train_s"] = fit.train_s;

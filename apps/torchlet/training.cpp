@@ -149,6 +149,7 @@ FitResult fit(nn::Sequential& model, optim::Optimizer& optimizer, const Tensor& 
                        all.begin() + static_cast<std::ptrdiff_t>(result.loss_epochs.size()));
   result.train_s = std::chrono::duration<double>(Clock::now() - start).count();
   result.graph = graph.has_value();
+  result.fused = fused.has_value();
   return result;
 }
 

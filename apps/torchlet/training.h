@@ -52,6 +52,7 @@ struct FitResult {
   int64_t epochs_done = 0;  // by this call
   double train_s = 0.0;     // wall time of the loop, the device synchronised at the end
   bool graph = false;       // the steps were replayed from a captured CUDA graph
+  bool fused = false;       // the steps were nn::FusedMlp calls (see fused_pays in training.cpp)
 };
 
 // Called after each epoch (or each replayed chunk of epochs, see FitOptions::print_every) with
