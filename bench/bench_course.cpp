@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
+
 namespace tl = torchlet;
 namespace nn = torchlet::nn;
 
@@ -100,14 +102,7 @@ void report(const Data& d, const Options& o, bool fused) {
 }
 
 int parse_int(const char* flag, const char* value, int min) {
-  char* end = nullptr;
-  const long v = value ? std::strtol(value, &end, 10) : 0;
-  if (!value || *end != '\0' || v < min || v > 1'000'000'000) {
-    std::fprintf(stderr, "bench_course: %s: Expected an integer >= %d, but got '%s'\n", flag, min,
-                 value ? value : "");
-    std::exit(2);
-  }
-  return static_cast<int>(v);
+  return bench::parse_int("bench_course", flag, value, min);
 }
 
 Options parse(int argc, char** argv) {
