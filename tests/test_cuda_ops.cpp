@@ -16,11 +16,6 @@ namespace {
 
 using namespace testing;
 
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device (torchlet::cuda::is_available())"
-
-const Device kGpu("cuda:0");
-
 struct OpCase {
   std::string name;
   std::vector<Shape> inputs;  // float32 inputs, random in [-1, 1)

@@ -10,11 +10,7 @@ namespace torchlet {
 namespace {
 
 using testing::all_close;
-
-#define SKIP_WITHOUT_GPU() \
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device (torchlet::cuda::is_available())"
-
-const Device kGpu("cuda:0");
+using testing::kGpu;
 
 std::unique_ptr<nn::Sequential> make_mlp(const std::vector<int64_t>& widths, uint64_t seed) {
   manual_seed(seed);

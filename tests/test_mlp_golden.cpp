@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "testing.h"
 #include "torchlet/torchlet.h"
 
 namespace {
@@ -190,18 +191,15 @@ TEST(MlpGolden, AdamWeightDecay) { check_optimizer("adam_weight_decay"); }
 }  // namespace
 
 // The same fixture on the GPU (ctest label `cuda`; skipped without one).
-#define SKIP_WITHOUT_GPU() \
-  if (!torchlet::cuda::is_available()) GTEST_SKIP() << "no CUDA device"
-const torchlet::Device kGpu("cuda:0");
 TEST(CudaMlpGolden, LogitsLossAndGrads) {
   SKIP_WITHOUT_GPU();
-  check_logits_loss_and_grads(kGpu);
+  check_logits_loss_and_grads(torchlet::testing::kGpu);
 }
 TEST(CudaMlpGolden, EveryOptimizer) {
   SKIP_WITHOUT_GPU();
   for (const char* name :
        {"sgd_momentum", "sgd_weight_decay", "sgd_nesterov", "adam", "adam_weight_decay"}) {
     SCOPED_TRACE(name);
-    check_optimizer(name, kGpu);
+    check_optimizer(name, torchlet::testing::kGpu);
   }
 }

@@ -18,7 +18,15 @@
 
 #include "torchlet/torchlet.h"
 
+// Skips a test that needs a GPU where there is none (ctest then reports it as skipped).
+#define SKIP_WITHOUT_GPU()             \
+  if (!torchlet::cuda::is_available()) \
+  GTEST_SKIP() << "no CUDA device (torchlet::cuda::is_available())"
+
 namespace torchlet::testing {
+
+// The GPU the Cuda* tests run on.
+inline const Device kGpu("cuda:0");
 
 // An MLP 4-hidden-3 as `torchlet train` builds it (parameters "0.weight", "0.bias",
 // "2.weight", "2.bias"), with the initial weights of manual_seed(seed).

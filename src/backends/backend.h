@@ -67,6 +67,15 @@ struct MlpStep {
   float* loss;          // one float
 };
 
+// The window of a 2-d convolution or pooling over a batch of NCHW images: the input is
+// [batch, channels, height, width]; output pixel (oy, ox) covers input rows
+// oy*stride_h - pad_h + [0, kernel_h) and columns ox*stride_w - pad_w + [0, kernel_w).
+struct Window2d {
+  int64_t batch, channels, height, width;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+  int64_t out_h, out_w;
+};
+
 // Plain SGD (no momentum): p -= lr * (grad + weight_decay * p).
 struct MlpSgd {
   float lr, weight_decay;
@@ -140,6 +149,26 @@ class Backend {
   // GEMM (CUDA: cuBLASLt's epilogue).
   virtual void linear_forward(const float* x, const float* w, const float* bias, float* y,
                               int64_t rows, int64_t in, int64_t out);
+
+  // --- images (NCHW, float32) -----------------------------------------------------------------
+  // Unfolds the windows into columns: col is [channels * kernel_h * kernel_w, batch * out_h *
+  // out_w], row (c, ky, kx), column (b, oy, ox) = image[b, c, oy*sh - ph + ky, ox*sw - pw + kx],
+  // 0 in the padding. A convolution is then one GEMM, weight [out, c*kh*kw] times col.
+  virtual void im2col(const float* image, float* col, const Window2d& w) = 0;
+  // The adjoint of im2col: image is overwritten with the sum of the col entries that read each
+  // pixel (a convolution's input gradient).
+  virtual void col2im(const float* col, float* image, const Window2d& w) = 0;
+  // y [batch, channels, out_h, out_w] = the largest input in each window (padding never wins);
+  // argmax gets its position in the input plane (iy * width + ix), the first on ties.
+  virtual void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) = 0;
+  // dx (overwritten) = the sum of dy over the windows whose maximum each input was.
+  virtual void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
+                                   const Window2d& w) = 0;
+  // Inverted dropout: mask[i] = 0 with probability p, else 1 / (1 - p); y = x * mask. The
+  // draw for element i is dropout_uniform(seed, i) (backends/counter_rng.h), so every backend
+  // drops the same elements for the same seed.
+  virtual void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
+                               uint64_t seed) = 0;
 
   // --- fused loss ---------------------------------------------------------------------------
   // logits [n, c], target [n] (class indices). loss[0] = mean_i -log softmax(logits_i)[t_i];

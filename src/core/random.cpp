@@ -38,6 +38,8 @@ void manual_seed(uint64_t seed) {
 
 namespace random {
 
+uint64_t next_u64() { return next_bits(); }
+
 double next_double() { return static_cast<double>(next_bits() >> 11) * 0x1.0p-53; }
 
 double next_normal() {

@@ -1,4 +1,4 @@
-// Linear, ReLU and Sequential.
+// Linear, ReLU, Conv2d, MaxPool2d, Flatten, Dropout and Sequential.
 #include "torchlet/nn/layers.h"
 
 #include <cmath>
@@ -29,6 +29,78 @@ std::string Linear::name() const {
 }
 
 Tensor ReLU::forward(const Tensor& input) { return relu(input); }
+
+namespace {
+
+std::string pair_text(Size2 s) {
+  std::string text = "(";
+  text += std::to_string(s.h);
+  text += ", ";
+  text += std::to_string(s.w);
+  text += ")";
+  return text;
+}
+
+}  // namespace
+
+Conv2d::Conv2d(int64_t in, int64_t out, Size2 kernel, Size2 stride_, Size2 padding_, bool with_bias)
+    : in_channels(in), out_channels(out), kernel_size(kernel), stride(stride_), padding(padding_) {
+  TORCHLET_CHECK(in > 0 && out > 0 && kernel.h > 0 && kernel.w > 0,
+                 "Conv2d: Expected in_channels, out_channels and kernel_size > 0, but got "
+                 "in_channels ",
+                 in, ", out_channels ", out, " and kernel_size ", pair_text(kernel));
+  // PyTorch's reset_parameters(), as for Linear: uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) with
+  // fan_in = in_channels * kernel_h * kernel_w.
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in * kernel.h * kernel.w));
+  weight = register_parameter("weight", uniform({out, in, kernel.h, kernel.w}, -bound, bound));
+  if (with_bias) bias = register_parameter("bias", uniform({out}, -bound, bound));
+}
+
+Tensor Conv2d::forward(const Tensor& input) { return conv2d(input, weight, bias, stride, padding); }
+
+std::string Conv2d::name() const {
+  return "Conv2d(" + std::to_string(in_channels) + ", " + std::to_string(out_channels) +
+         ", kernel_size=" + pair_text(kernel_size) + ", stride=" + pair_text(stride) +
+         (padding.h || padding.w ? ", padding=" + pair_text(padding) : "") +
+         (bias.defined() ? "" : ", bias=false") + ")";
+}
+
+MaxPool2d::MaxPool2d(Size2 kernel, Size2 stride_, Size2 padding_)
+    : kernel_size(kernel),
+      stride(stride_.h == 0 && stride_.w == 0 ? kernel : stride_),
+      padding(padding_) {}
+
+Tensor MaxPool2d::forward(const Tensor& input) {
+  return max_pool2d(input, kernel_size, stride, padding);
+}
+
+std::string MaxPool2d::name() const {
+  return "MaxPool2d(kernel_size=" + pair_text(kernel_size) + ", stride=" + pair_text(stride) +
+         ", padding=" + pair_text(padding) + ")";
+}
+
+Flatten::Flatten(int64_t start, int64_t end) : start_dim(start), end_dim(end) {}
+
+Tensor Flatten::forward(const Tensor& input) { return flatten(input, start_dim, end_dim); }
+
+std::string Flatten::name() const {
+  return "Flatten(start_dim=" + std::to_string(start_dim) + ", end_dim=" + std::to_string(end_dim) +
+         ")";
+}
+
+Dropout::Dropout(double p_) : p(p_) {
+  TORCHLET_CHECK(p >= 0.0 && p <= 1.0,
+                 "Dropout: Expected a probability p between 0 and 1, but got p = ", p);
+}
+
+Tensor Dropout::forward(const Tensor& input) { return dropout(input, p, is_training()); }
+
+std::string Dropout::name() const {
+  std::string text = std::to_string(p);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text += '0';
+  return "Dropout(p=" + text + ")";
+}
 
 void Sequential::push_back(std::shared_ptr<Module> module) {
   TORCHLET_CHECK(module != nullptr, "Sequential: Expected a module, but got a null pointer");

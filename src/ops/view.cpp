@@ -1,8 +1,10 @@
-// Views that share storage: t(), slice(), narrow(), reshape(). Each is differentiable.
+// Views that share storage: t(), slice(), narrow(), reshape(), flatten(). Each is differentiable.
 #include <algorithm>
+#include <vector>
 
 #include "autograd/node.h"
 #include "ops/common.h"
+#include "torchlet/functional.h"
 
 namespace torchlet {
 
@@ -98,6 +100,27 @@ Tensor Tensor::reshape(const Shape& requested) const {
   if (autograd::needs_grad({this}))
     autograd::connect(out, std::make_shared<ReshapeBackward>(shape()), {this});
   return out;
+}
+
+Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
+  ops::check_defined("flatten", {"input", input});
+  const int nd = input.dim();
+  if (nd == 0) return input.reshape(Shape{1});
+  const int start = ops::normalize_dim("flatten", start_dim, nd);
+  const int end = ops::normalize_dim("flatten", end_dim, nd);
+  TORCHLET_CHECK(start <= end, "flatten: Expected start_dim <= end_dim, but got start_dim ",
+                 start_dim, " and end_dim ", end_dim, " for input of shape ", input.shape());
+  std::vector<int64_t> sizes;
+  int64_t merged = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (d < start || d > end) {
+      sizes.push_back(input.shape()[d]);
+    } else {
+      merged *= input.shape()[d];
+      if (d == end) sizes.push_back(merged);
+    }
+  }
+  return input.reshape(Shape(sizes));
 }
 
 }  // namespace torchlet

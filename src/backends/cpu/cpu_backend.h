@@ -45,6 +45,14 @@ class CpuBackend final : public Backend {
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override;
 
+  void im2col(const float* image, float* col, const Window2d& w) override;
+  void col2im(const float* col, float* image, const Window2d& w) override;
+  void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) override;
+  void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
+                           const Window2d& w) override;
+  void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
+                       uint64_t seed) override;
+
   void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
                              int64_t n, int64_t c) override;
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,

@@ -11,6 +11,14 @@ namespace torchlet::backend::cpu {
 void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                          float scale) {
   profile::record_launch();
+  if (inner == 1) {  // sums of contiguous runs (a conv's bias gradient): no buffer
+    for (int64_t o = 0; o < outer; ++o, in += r) {
+      double acc = 0.0;
+      for (int64_t j = 0; j < r; ++j) acc += in[j];
+      out[o] = static_cast<float>(acc * scale);
+    }
+    return;
+  }
   std::vector<double> acc(static_cast<std::size_t>(inner));
   for (int64_t o = 0; o < outer; ++o) {
     const float* block = in + o * r * inner;

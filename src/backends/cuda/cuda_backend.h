@@ -76,6 +76,15 @@ class CudaBackend final : public Backend {
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override;
 
+  // Images (image.cpp, kernels in image.cu).
+  void im2col(const float* image, float* col, const Window2d& w) override;
+  void col2im(const float* col, float* image, const Window2d& w) override;
+  void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) override;
+  void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
+                           const Window2d& w) override;
+  void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
+                       uint64_t seed) override;
+
   void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
                              int64_t n, int64_t c) override;
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,

@@ -66,6 +66,29 @@ void cross_entropy_forward(const float* logits, const int64_t* target, float* lo
 void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                             float* dlogits, int64_t n, int64_t c, cudaStream_t stream);
 
+// --- images (image.cu) ---------------------------------------------------------------------------
+// Mirrors backend::Window2d: NCHW input [batch, channels, height, width]; output pixel (oy, ox)
+// covers rows oy*stride_h - pad_h + [0, kernel_h) and columns ox*stride_w - pad_w + [0, kernel_w).
+struct Window {
+  int64_t batch, channels, height, width;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+  int64_t out_h, out_w;
+};
+// col [batch*out_h*out_w, channels*kernel_h*kernel_w] = the windows of image (0 in the padding).
+void im2col(const float* image, float* col, const Window& w, cudaStream_t stream);
+// image (overwritten) = the sum of the col entries that read each pixel: one thread per pixel
+// gathers them in the CPU's order, so no atomics and the same float sums.
+void col2im(const float* col, float* image, const Window& w, cudaStream_t stream);
+// One thread per output: the first largest valid input (NaN wins), argmax = iy*width + ix.
+void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window& w,
+                        cudaStream_t stream);
+// dx (overwritten): one thread per input pixel sums dy over the windows whose argmax it is.
+void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx, const Window& w,
+                         cudaStream_t stream);
+// mask[i] = dropout_mask(seed, i, p) (backends/counter_rng.h); y[i] = x[i] * mask[i].
+void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p, uint64_t seed,
+                     cudaStream_t stream);
+
 // --- optimizers: every parameter of a step in one launch (optim.cu) ----------------------------
 struct Update {
   float* param;

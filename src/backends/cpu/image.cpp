@@ -1,0 +1,149 @@
+// CPU kernels for images (NCHW): im2col and its adjoint col2im, which turn a convolution into
+// one GEMM; max pooling forward and backward; dropout's mask. Plain loops, also the reference
+// the CUDA kernels are tested against.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "backends/counter_rng.h"
+#include "backends/cpu/cpu_backend.h"
+#include "torchlet/profile.h"
+
+namespace torchlet::backend::cpu {
+
+namespace {
+
+// The output columns [begin, end) of a row whose input column ox * stride + offset lies in
+// [0, width): the rest of the row reads padding.
+struct Span {
+  int64_t begin, end;
+};
+inline Span valid_outputs(int64_t offset, int64_t stride, int64_t out_w, int64_t width) {
+  const int64_t begin = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+  const int64_t end = width - offset <= 0 ? 0 : (width - offset + stride - 1) / stride;
+  return {std::min(begin, out_w), std::clamp(end, std::min(begin, out_w), out_w)};
+}
+
+// Calls row(line, image_row, span, x_offset) for every output row of every image and kernel
+// offset: line points at out_w entries of col (row (c, ky, kx), columns (b, oy, 0..out_w)),
+// image_row at input row iy of (b, c), or null when that row is padding.
+template <typename Col, typename Img, typename Body>
+void for_each_line(Col* col, Img* image, const Window2d& w, Body&& row) {
+  const int64_t plane = w.height * w.width;
+  for (int64_t c = 0; c < w.channels; ++c)
+    for (int64_t ky = 0; ky < w.kernel_h; ++ky)
+      for (int64_t kx = 0; kx < w.kernel_w; ++kx) {
+        const int64_t x_offset = kx - w.pad_w;
+        const Span span = valid_outputs(x_offset, w.stride_w, w.out_w, w.width);
+        for (int64_t b = 0; b < w.batch; ++b) {
+          Img* img = image + (b * w.channels + c) * plane;
+          for (int64_t oy = 0; oy < w.out_h; ++oy, col += w.out_w) {
+            const int64_t iy = oy * w.stride_h - w.pad_h + ky;
+            row(col, iy >= 0 && iy < w.height ? img + iy * w.width : nullptr, span, x_offset);
+          }
+        }
+      }
+}
+
+}  // namespace
+
+void CpuBackend::im2col(const float* image, float* col, const Window2d& w) {
+  profile::record_launch();
+  const int64_t sw = w.stride_w, out_w = w.out_w;
+  for_each_line(col, image, w, [&](float* line, const float* src, Span span, int64_t x_offset) {
+    if (!src) {
+      std::fill(line, line + out_w, 0.0f);
+      return;
+    }
+    std::fill(line, line + span.begin, 0.0f);
+    if (sw == 1) {
+      for (int64_t ox = span.begin; ox < span.end; ++ox) line[ox] = src[ox + x_offset];
+    } else {
+      for (int64_t ox = span.begin; ox < span.end; ++ox) line[ox] = src[ox * sw + x_offset];
+    }
+    std::fill(line + span.end, line + out_w, 0.0f);
+  });
+}
+
+void CpuBackend::col2im(const float* col, float* image, const Window2d& w) {
+  profile::record_launch();
+  std::fill(image, image + w.batch * w.channels * w.height * w.width, 0.0f);
+  const int64_t sw = w.stride_w;
+  for_each_line(col, image, w, [&](const float* line, float* dst, Span span, int64_t x_offset) {
+    if (!dst) return;
+    for (int64_t ox = span.begin; ox < span.end; ++ox) dst[ox * sw + x_offset] += line[ox];
+  });
+}
+
+namespace {
+
+// The first largest value wins; a NaN beats any number and the first NaN stays (PyTorch's rule).
+inline bool beats(float v, float best) { return v > best || (v != v && best == best); }
+
+// 2x2 windows, stride 2, no padding (the usual pooling): every window lies inside the image.
+void max_pool_2x2(const float* x, float* y, int64_t* argmax, const Window2d& w) {
+  const int64_t planes = w.batch * w.channels, plane = w.height * w.width;
+  for (int64_t p = 0; p < planes; ++p, x += plane)
+    for (int64_t oy = 0; oy < w.out_h; ++oy) {
+      const int64_t top = 2 * oy * w.width;
+      for (int64_t ox = 0; ox < w.out_w; ++ox, ++y, ++argmax) {
+        const int64_t at[4] = {top + 2 * ox, top + 2 * ox + 1, top + w.width + 2 * ox,
+                               top + w.width + 2 * ox + 1};
+        int64_t where = at[0];
+        float best = x[where];
+        for (int k = 1; k < 4; ++k)
+          if (beats(x[at[k]], best)) best = x[at[k]], where = at[k];
+        *y = best;
+        *argmax = where;
+      }
+    }
+}
+
+}  // namespace
+
+void CpuBackend::max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) {
+  profile::record_launch();
+  if (w.kernel_h == 2 && w.kernel_w == 2 && w.stride_h == 2 && w.stride_w == 2 && w.pad_h == 0 &&
+      w.pad_w == 0)
+    return max_pool_2x2(x, y, argmax, w);
+  const int64_t planes = w.batch * w.channels, plane = w.height * w.width;
+  for (int64_t p = 0; p < planes; ++p, x += plane) {
+    for (int64_t oy = 0; oy < w.out_h; ++oy) {
+      const int64_t y0 = std::max<int64_t>(oy * w.stride_h - w.pad_h, 0);
+      const int64_t y1 = std::min(oy * w.stride_h - w.pad_h + w.kernel_h, w.height);
+      for (int64_t ox = 0; ox < w.out_w; ++ox, ++y, ++argmax) {
+        const int64_t x0 = std::max<int64_t>(ox * w.stride_w - w.pad_w, 0);
+        const int64_t x1 = std::min(ox * w.stride_w - w.pad_w + w.kernel_w, w.width);
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t where = y0 * w.width + x0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix)
+            if (beats(x[iy * w.width + ix], best))
+              best = x[iy * w.width + ix], where = iy * w.width + ix;
+        *y = best;
+        *argmax = where;
+      }
+    }
+  }
+}
+
+void CpuBackend::max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
+                                     const Window2d& w) {
+  profile::record_launch();
+  const int64_t planes = w.batch * w.channels, plane = w.height * w.width;
+  const int64_t outputs = w.out_h * w.out_w;
+  std::fill(dx, dx + planes * plane, 0.0f);
+  for (int64_t p = 0; p < planes; ++p, dx += plane)
+    for (int64_t o = 0; o < outputs; ++o) dx[*argmax++] += *dy++;
+}
+
+void CpuBackend::dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
+                                 uint64_t seed) {
+  profile::record_launch();
+  for (int64_t i = 0; i < n; ++i) {
+    mask[i] = dropout_mask(seed, static_cast<uint64_t>(i), p);
+    y[i] = x[i] * mask[i];
+  }
+}
+
+}  // namespace torchlet::backend::cpu
