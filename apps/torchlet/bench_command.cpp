@@ -1,4 +1,4 @@
-// `torchlet bench`: registers the three benches and their options with CLI11. Each runs on
+// `torchlet bench`: registers the four benches and their options with CLI11. Each runs on
 // every device --device names (by default the CPU and every GPU) and validates its options
 // before any work starts; bad ones are a torchlet::Error, one line and exit status 2.
 #include "bench_command.h"
@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench_crossover.h"
+#include "bench_images.h"
 #include "bench_mlp.h"
 #include "bench_overhead.h"
 
@@ -69,15 +70,36 @@ void add_mlp(CLI::App& bench) {
   cmd->callback([a] { bench::run_bench_mlp(*a); });
 }
 
+void add_images(CLI::App& bench) {
+  auto a = std::make_shared<bench::ImagesArgs>();
+  CLI::App* cmd = bench.add_subcommand(
+      "images",
+      "Training throughput (images/s) of the image MLP and CNN on synthetic 28x28 images, per "
+      "device and batch size; each GPU's speed-up over the CPU");
+  bench::add_common_options(*cmd, a->common);
+  cmd->add_option("--models", a->models, "Models: mlp, cnn")->delimiter(',')->capture_default_str();
+  cmd->add_option("--batches", a->batches, "Images per step")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--steps", a->steps, "Timed steps per cell at most")->capture_default_str();
+  cmd->add_option("--cell-seconds", a->cell_seconds,
+                  "Stop timing a cell after this long (after at least 3 steps)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Untimed steps first, per cell")->capture_default_str();
+  cmd->add_option("--lr", a->lr, "Adam's learning rate")->capture_default_str();
+  cmd->callback([a] { bench::run_bench_images(*a); });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
   CLI::App* bench = app.add_subcommand(
-      "bench", "Measure where training time goes on each device: overhead, crossover, mlp");
+      "bench", "Measure where training time goes on each device: overhead, crossover, mlp, images");
   bench->require_subcommand(1);
   add_overhead(*bench);
   add_crossover(*bench);
   add_mlp(*bench);
+  add_images(*bench);
 }
 
 }  // namespace torchlet::cli

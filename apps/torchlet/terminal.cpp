@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <utility>
 
 namespace torchlet::cli {
 
@@ -15,8 +16,13 @@ Style stderr_style() {
   return Style{stderr_is_terminal() && (no_color == nullptr || *no_color == '\0')};
 }
 
-ProgressBar::ProgressBar(int64_t total, bool enabled, Style style)
-    : total_(total), enabled_(enabled), style_(style), start_(Clock::now()), last_draw_(start_) {}
+ProgressBar::ProgressBar(int64_t total, bool enabled, Style style, std::string label)
+    : total_(total),
+      enabled_(enabled),
+      style_(style),
+      label_(std::move(label)),
+      start_(Clock::now()),
+      last_draw_(start_) {}
 
 bool ProgressBar::due() const {
   if (!enabled_) return false;
@@ -25,7 +31,7 @@ bool ProgressBar::due() const {
          now - last_draw_ > std::chrono::milliseconds(100);
 }
 
-void ProgressBar::draw(int64_t done, float loss) {
+void ProgressBar::draw(int64_t done, float loss, const std::string& extra) {
   if (!enabled_) return;
   last_draw_ = Clock::now();
   const double elapsed = std::chrono::duration<double>(last_draw_ - start_).count();
@@ -35,8 +41,8 @@ void ProgressBar::draw(int64_t done, float loss) {
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar;
   for (int i = 0; i < kWidth; ++i) bar += i < filled ? "█" : "░";
-  fmt::print(stderr, "\r\x1b[2Kepoch {}/{} {} loss {:.4f}  {:.1f} s, ETA {:.1f} s", done, total_,
-             style_.green(bar), loss, elapsed, eta);
+  fmt::print(stderr, "\r\x1b[2K{} {}/{} {} loss {:.4f}{}  {:.1f} s, ETA {:.1f} s", label_, done,
+             total_, style_.green(bar), loss, extra, elapsed, eta);
   std::fflush(stderr);
   visible_ = true;
 }

@@ -27,14 +27,16 @@ struct Style {
 // Colors when stderr is a terminal and NO_COLOR is unset or empty (no-color.org).
 Style stderr_style();
 
-// "epoch 1200/20000 [#####.....] loss 0.4123  0.3 s, ETA 4.1 s", redrawn in place.
+// "epoch 1200/20000 [#####.....] loss 0.4123  0.3 s, ETA 4.1 s", redrawn in place; `label`
+// names what is counted ("epoch", or "epoch 2/5: batch").
 class ProgressBar {
  public:
-  ProgressBar(int64_t total, bool enabled, Style style);
+  ProgressBar(int64_t total, bool enabled, Style style, std::string label = "epoch");
   // True when a redraw is due (enabled, past the first second, 100 ms since the last one):
   // callers read the loss (a device sync) only then.
   bool due() const;
-  void draw(int64_t done, float loss);
+  // `extra` follows the loss, e.g. "  5230 images/s".
+  void draw(int64_t done, float loss, const std::string& extra = "");
   // Erases the bar so other text can be printed; the next draw() brings it back.
   void clear();
 
@@ -43,6 +45,7 @@ class ProgressBar {
   int64_t total_;
   bool enabled_;
   Style style_;
+  std::string label_;
   Clock::time_point start_, last_draw_;
   bool visible_ = false;
 };

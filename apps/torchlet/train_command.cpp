@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "commands.h"
 #include "saved_model.h"
@@ -23,6 +24,8 @@
 #include "torchlet/report/metrics.h"
 #include "torchlet/threads.h"
 #include "torchlet/version.h"
+#include "train_images.h"
+#include "train_report.h"
 #include "training.h"
 
 namespace torchlet::cli {
@@ -55,6 +58,10 @@ struct TrainArgs {
   bool graph_off = false;      // --no-graph; neither: where it is safe (FitOptions::Graph::Auto)
   int threads = 0;             // CPU threads, when threads_given
   bool threads_given = false;  // otherwise OpenBLAS's default: one per core
+  std::string model = "mlp";   // images: mlp or cnn (tabular data: mlp only)
+  int64_t train_limit = -1;    // images: use only the first N (-1: all)
+  int64_t test_limit = -1;
+  std::set<std::string> given;  // the options on the command line, e.g. "--epochs"
 };
 
 // "auto" picks CUDA when it is available. Errors name the option and what is possible here.
@@ -73,6 +80,50 @@ Device resolve_device(const std::string& spec) {
                    " (the number of GPUs), but got ", device.index());
   }
   return device;
+}
+
+bool is_image_data(const std::string& data) {
+  return data == "fashion-mnist" || std::filesystem::is_directory(data);
+}
+
+// The image path (train_images.cpp): its own defaults (Adam, lr 1e-3, batches of 64, a few
+// epochs) unless the options say otherwise; the tabular-only options are refused.
+void run_images(const TrainArgs& a) {
+  for (const char* option : {"--label", "--scale", "--test-size", "--split-seed", "--save",
+                             "--resume", "--graph", "--eager", "--print-every"})
+    TORCHLET_CHECK(!a.given.count(option), option, ": Expected no ", option, " with image data ('",
+                   a.data, "'): ",
+                   std::string(option) == "--test-size" || std::string(option) == "--split-seed"
+                       ? "image data sets keep their official train/test split"
+                       : "it applies to tabular (CSV and Iris) training only");
+  TORCHLET_CHECK(a.model == "mlp" || a.model == "cnn", "--model: Expected mlp or cnn, but got '",
+                 a.model, "'");
+  TORCHLET_CHECK(a.train_limit == -1 || a.train_limit >= 1,
+                 "--train-limit: Expected a number >= 1, but got ", a.train_limit);
+  TORCHLET_CHECK(a.test_limit == -1 || a.test_limit >= 1,
+                 "--test-limit: Expected a number >= 1, but got ", a.test_limit);
+  ImageTrainArgs img;
+  img.data = a.data;
+  img.model = a.model;
+  img.device = resolve_device(a.device);
+  if (a.given.count("--hidden")) img.hidden = a.hidden;
+  if (a.given.count("--epochs")) img.epochs = a.epochs;
+  if (a.given.count("--lr")) img.lr = a.lr;
+  if (a.given.count("--optimizer")) img.optimizer = a.optimizer;
+  if (a.given.count("--batch-size")) img.batch_size = a.batch_size;
+  if (a.given.count("--record-every")) img.record_every = a.record_every;
+  TORCHLET_CHECK(img.record_every >= 1,
+                 "--record-every: Expected a number of batches >= 1 with "
+                 "image data, but got ",
+                 img.record_every);
+  img.momentum = a.momentum;
+  img.seed = a.seed;
+  img.train_limit = a.train_limit;
+  img.test_limit = a.test_limit;
+  img.plot = a.plot;
+  img.no_plot = a.no_plot;
+  img.json = a.json;
+  run_train_images(img);
 }
 
 void validate(const TrainArgs& a) {
@@ -132,9 +183,7 @@ ScalerParams scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
 }
 
 std::string widths_str(const std::vector<int64_t>& widths) {
-  std::string s;
-  for (std::size_t i = 0; i < widths.size(); ++i) s += (i ? "-" : "") + std::to_string(widths[i]);
-  return s;
+  return fmt::format("{}", fmt::join(widths, "-"));
 }
 
 void write_plot(const std::string& path, const FitResult& fit, const std::string& title) {
@@ -173,6 +222,13 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
 void run_train(const TrainArgs& a) {
   validate(a);
   if (a.threads_given) set_num_threads(a.threads);
+  if (is_image_data(a.data)) return run_images(a);
+  TORCHLET_CHECK(a.model == "mlp", "--model: Expected mlp with tabular data ('", a.data,
+                 "'), but got '", a.model,
+                 "' (cnn needs images: --data fashion-mnist or a folder)");
+  for (const char* option : {"--train-limit", "--test-limit"})
+    TORCHLET_CHECK(!a.given.count(option), option, ": Expected no ", option,
+                   " with tabular data ('", a.data, "'): it applies to image data only");
   const std::optional<SavedModel> resumed =
       a.resume.empty() ? std::nullopt : std::optional(read_saved_model(a.resume));
   const Device device = resolve_device(a.device);
@@ -213,11 +269,8 @@ void run_train(const TrainArgs& a) {
   model->to(device);
   X_train = X_train.to(device), X_test = X_test.to(device);
   y_train = y_train.to(device), y_test = y_test.to(device);
-  std::unique_ptr<optim::Optimizer> optimizer;
-  if (a.optimizer == "sgd")
-    optimizer = std::make_unique<optim::SGD>(model->parameters(), a.lr, a.momentum);
-  else
-    optimizer = std::make_unique<optim::Adam>(model->parameters(), a.lr);
+  std::unique_ptr<optim::Optimizer> optimizer =
+      make_optimizer(a.optimizer, model->parameters(), a.lr, a.momentum);
   // The optimizer's state goes on where the checkpoint left it when it holds the same kind's;
   // older checkpoints (weights only) and a change of --optimizer start it afresh.
   std::string resume_note;
@@ -330,12 +383,7 @@ void run_train(const TrainArgs& a) {
     nn::save(*model, *optimizer, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} ({} epochs)\n", a.save, card.epochs);
   }
-  int64_t correct = 0;
-  for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
-  fmt::print(
-      out, "{}\n\n{}",
-      style.bold(fmt::format("test accuracy: {:.4f} ({}/{})", rep.accuracy, correct, truth.size())),
-      rep.str());
+  print_test_result(out, style, rep, truth, predicted);
   if (!a.json) return;
 
   nlohmann::json j;
@@ -365,11 +413,7 @@ void run_train(const TrainArgs& a) {
   j["record_every"] = a.record_every;
   j["loss_epochs"] = fit.loss_epochs;
   j["losses"] = fit.losses;
-  j["precision"] = rep.precision;
-  j["recall"] = rep.recall;
-  j["f1"] = rep.f1;
-  j["support"] = rep.support;
-  j["confusion"] = rep.confusion;
+  add_report_json(j, rep);
   j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
   j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
   fmt::print("{}\n", j.dump());
@@ -380,7 +424,9 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "train", "Train an MLP classifier; with no options, the course's Iris experiment");
+      "train",
+      "Train a classifier (an MLP, or a CNN on images); with no options, the course's Iris "
+      "experiment");
   cmd->add_option("--device", args->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--epochs", args->epochs, "Passes over the training data")->capture_default_str();
   cmd->add_option("--lr", args->lr, "Learning rate")->capture_default_str();
@@ -403,8 +449,16 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--scale", args->scale, "Feature scaling: minmax, standard or none")
       ->capture_default_str();
-  cmd->add_option("--data", args->data, "iris (built in) or a CSV file with a header row")
+  cmd->add_option("--data", args->data,
+                  "iris (built in), a CSV file with a header row, fashion-mnist (Debian's "
+                  "dataset-fashion-mnist) or a folder of MNIST-style IDX files")
       ->capture_default_str();
+  cmd->add_option("--model", args->model,
+                  "mlp, or cnn (images only: two conv+pool blocks and two Linear layers)")
+      ->capture_default_str();
+  cmd->add_option("--train-limit", args->train_limit,
+                  "Images: train on the first N training images only (a quick run)");
+  cmd->add_option("--test-limit", args->test_limit, "Images: test on the first N test images only");
   cmd->add_option("--label", args->label,
                   "The CSV's label column, by name or 0-based index "
                   "(default: the last column)");
@@ -424,8 +478,10 @@ void add_train_command(CLI::App& app) {
                 "where it is safe: full batch, SGD)");
   cmd->add_flag("--no-graph", args->graph_off, "Never use a CUDA graph");
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (human text to stderr)");
-  cmd->callback([args, threads] {
+  cmd->callback([args, threads, cmd] {
     args->threads_given = threads->count() > 0;
+    for (const CLI::Option* option : cmd->get_options())
+      if (option->count() > 0) args->given.insert(option->get_name());
     run_train(*args);
   });
 }

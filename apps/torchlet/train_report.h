@@ -1,0 +1,30 @@
+// What the tabular and image paths of `torchlet train` share: the optimizer chosen by
+// --optimizer, the test-accuracy line with the classification report, and their JSON fields.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "terminal.h"
+#include "torchlet/report/metrics.h"
+#include "torchlet/torchlet.h"
+
+namespace torchlet::cli {
+
+// SGD (with momentum) or Adam over `params`; `name` is "sgd" or "adam" (validated before).
+std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name,
+                                                 const std::vector<Tensor>& params, double lr,
+                                                 double momentum);
+
+// "test accuracy: 0.9667 (29/30)" in bold, a blank line, then the per-class report.
+void print_test_result(std::FILE* out, const Style& style, const report::ClassificationReport& rep,
+                       const std::vector<int64_t>& truth, const std::vector<int64_t>& predicted);
+
+// precision, recall, f1, support (per class) and confusion ([true][predicted]).
+void add_report_json(nlohmann::json& j, const report::ClassificationReport& rep);
+
+}  // namespace torchlet::cli
