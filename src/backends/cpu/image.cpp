@@ -81,20 +81,26 @@ namespace {
 inline bool beats(float v, float best) { return v > best || (v != v && best == best); }
 
 // 2x2 windows, stride 2, no padding (the usual pooling): every window lies inside the image.
+// Branch-free selects in beats()'s order (top left, top right, bottom left, bottom right).
 void max_pool_2x2(const float* x, float* y, int64_t* argmax, const Window2d& w) {
   const int64_t planes = w.batch * w.channels, plane = w.height * w.width;
   for (int64_t p = 0; p < planes; ++p, x += plane)
-    for (int64_t oy = 0; oy < w.out_h; ++oy) {
+    for (int64_t oy = 0; oy < w.out_h; ++oy, y += w.out_w, argmax += w.out_w) {
       const int64_t top = 2 * oy * w.width;
-      for (int64_t ox = 0; ox < w.out_w; ++ox, ++y, ++argmax) {
-        const int64_t at[4] = {top + 2 * ox, top + 2 * ox + 1, top + w.width + 2 * ox,
-                               top + w.width + 2 * ox + 1};
-        int64_t where = at[0];
-        float best = x[where];
-        for (int k = 1; k < 4; ++k)
-          if (beats(x[at[k]], best)) best = x[at[k]], where = at[k];
-        *y = best;
-        *argmax = where;
+      const float* r0 = x + top;
+      const float* r1 = r0 + w.width;
+      for (int64_t ox = 0; ox < w.out_w; ++ox) {
+        float best = r0[2 * ox];
+        int64_t where = top + 2 * ox;
+        const float candidates[3] = {r0[2 * ox + 1], r1[2 * ox], r1[2 * ox + 1]};
+        const int64_t at[3] = {where + 1, where + w.width, where + w.width + 1};
+        for (int k = 0; k < 3; ++k) {
+          const bool take = beats(candidates[k], best);
+          best = take ? candidates[k] : best;
+          where = take ? at[k] : where;
+        }
+        y[ox] = best;
+        argmax[ox] = where;
       }
     }
 }
