@@ -4,6 +4,8 @@
 #include "torchlet/autograd.h"
 #include "torchlet/cuda.h"
 #include "torchlet/data/dataset.h"
+#include "torchlet/data/idx.h"
+#include "torchlet/data/loader.h"
 #include "torchlet/device.h"
 #include "torchlet/dtype.h"
 #include "torchlet/error.h"
