@@ -2,7 +2,6 @@
 // one GEMM; max pooling forward and backward; dropout's mask. Plain loops, also the reference
 // the CUDA kernels are tested against.
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "backends/counter_rng.h"
