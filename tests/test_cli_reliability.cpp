@@ -23,8 +23,11 @@ using testing::read_text;
 using testing::run_cli;
 using testing::scratch_dir;
 
-// Starts `torchlet args...` in dir with stdout and stderr going to out.txt and err.txt.
+// Starts `torchlet args...` in dir with stdout and stderr going to out.txt and err.txt. The
+// previous run's files go first, so that their "device:" line cannot pass for this run's.
 pid_t start_cli(const std::vector<std::string>& args, const fs::path& dir) {
+  fs::remove(dir / "out.txt");
+  fs::remove(dir / "err.txt");
   const pid_t pid = fork();
   if (pid != 0) return pid;
   if (chdir(dir.c_str()) != 0) _exit(127);
