@@ -3,6 +3,7 @@
 // flatten, the modules' names, and the errors users read.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "testing.h"
@@ -12,6 +13,7 @@ using namespace torchlet;
 using torchlet::testing::all_close;
 using torchlet::testing::error_of;
 using torchlet::testing::random_tensor;
+using torchlet::testing::random_values;
 
 namespace {
 
@@ -138,6 +140,36 @@ TEST(MaxPool2d, TiesGoToTheFirstAndPaddingNeverWins) {
   Tensor z = max_pool2d(x, 2);  // one window, a four-way tie
   z.sum().backward();
   EXPECT_EQ(x.grad().to_vector<float>(), std::vector<float>({1, 0, 0, 0}));
+}
+
+TEST(MaxPool2d, TwoByTwoTakesTheFirstMaximumAndNaNWins) {
+  // The 2x2 stride-2 loop has its own code: ties (values on a coarse grid), NaNs, odd sizes.
+  std::vector<float> values = random_values(2 * 3 * 7 * 9, 31);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = i % 11 == 0 ? NAN : std::round(values[i] * 2.0f);
+  Tensor x = tensor(values, {2, 3, 7, 9});
+  x.set_requires_grad(true);
+  Tensor y = max_pool2d(x, 2);
+  ASSERT_EQ(y.shape(), Shape({2, 3, 3, 4}));
+  y.backward(ones(y.shape()));
+  const auto yv = y.to_vector<float>(), grad = x.grad().to_vector<float>();
+  std::vector<float> want_grad(values.size(), 0.0f);
+  std::size_t i = 0;
+  for (int64_t plane = 0; plane < 6; ++plane)
+    for (int64_t oy = 0; oy < 3; ++oy)
+      for (int64_t ox = 0; ox < 4; ++ox, ++i) {
+        std::size_t where = plane * 63 + oy * 2 * 9 + ox * 2;
+        for (std::size_t at : {where + 1, where + 9, where + 10}) {
+          const float v = values[at], best = values[where];
+          if (v > best || (std::isnan(v) && !std::isnan(best))) where = at;
+        }
+        want_grad[where] += 1.0f;
+        if (std::isnan(values[where]))
+          EXPECT_TRUE(std::isnan(yv[i])) << "output " << i;
+        else
+          EXPECT_EQ(yv[i], values[where]) << "output " << i;
+      }
+  EXPECT_EQ(grad, want_grad);
 }
 
 TEST(Dropout, ZeroesAboutPAndScalesTheRest) {

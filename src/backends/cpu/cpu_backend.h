@@ -2,8 +2,11 @@
 // is tested against. Each kernel family lives in its own file under backends/cpu/.
 #pragma once
 
+#include <algorithm>
+
 #include "backends/backend.h"
 #include "backends/caching_allocator.h"
+#include "backends/cpu/parallel.h"
 
 namespace torchlet::backend::cpu {
 
@@ -81,21 +84,34 @@ void dispatch_dtype(DType dtype, F&& f) {
   }
 }
 
-// Visits every position of an n-d loop: body(offset_out, offset_a, offset_b, inner_count,
+// The number of innermost runs of an n-d loop (1 for a 0-d loop, 0 for an empty one).
+inline int64_t loop_runs(const Loop& loop) {
+  const int nd = loop.shape.size();
+  if (nd == 0) return 1;
+  const int64_t inner = loop.shape[nd - 1];
+  return inner == 0 ? 0 : loop.shape.numel() / inner;
+}
+
+// Visits runs [first, last) of an n-d loop: body(offset_out, offset_a, offset_b, inner_count,
 // inner_stride_a, inner_stride_b) once per run of the innermost dimension.
 template <typename Body>
-void for_each_run(const Loop& loop, Body&& body) {
+void for_each_run(const Loop& loop, int64_t first, int64_t last, Body&& body) {
   const int nd = loop.shape.size();
+  if (first >= last) return;
   if (nd == 0) {
     body(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{0});
     return;
   }
   const int64_t inner = loop.shape[nd - 1];
-  const int64_t runs = loop.shape.numel() / (inner ? inner : 1);
-  if (inner == 0) return;
   int64_t index[Shape::kMaxDims] = {};
   int64_t off_a = 0, off_b = 0;
-  for (int64_t run = 0; run < runs; ++run) {
+  for (int64_t d = nd - 2, rest = first; d >= 0; --d) {  // the odometer's reading at `first`
+    index[d] = rest % loop.shape[d];
+    rest /= loop.shape[d];
+    off_a += index[d] * loop.stride_a[d];
+    off_b += index[d] * loop.stride_b[d];
+  }
+  for (int64_t run = first; run < last; ++run) {
     body(run * inner, off_a, off_b, inner, loop.stride_a[nd - 1], loop.stride_b[nd - 1]);
     for (int d = nd - 2; d >= 0; --d) {  // advance the outer index like an odometer
       off_a += loop.stride_a[d];
@@ -106,6 +122,25 @@ void for_each_run(const Loop& loop, Body&& body) {
       index[d] = 0;
     }
   }
+}
+
+// Visits every run of an n-d loop, split over threads when it is large (see parallel.h). A
+// 1-d loop (one run: contiguous or broadcast operands) is split within its run.
+template <typename Body>
+void parallel_for_each_run(const Loop& loop, Body&& body) {
+  const int64_t runs = loop_runs(loop);
+  if (runs == 0) return;
+  const int nd = loop.shape.size();
+  if (nd == 1) {
+    const int64_t sa = loop.stride_a[0], sb = loop.stride_b[0];
+    parallel_for(loop.shape[0], kParallelGrain, [&](int64_t begin, int64_t end) {
+      body(begin, begin * sa, begin * sb, end - begin, sa, sb);
+    });
+    return;
+  }
+  const int64_t inner = nd ? loop.shape[nd - 1] : 1;
+  parallel_for(runs, std::max<int64_t>(kParallelGrain / inner, 1),
+               [&](int64_t first, int64_t last) { for_each_run(loop, first, last, body); });
 }
 
 }  // namespace torchlet::backend::cpu

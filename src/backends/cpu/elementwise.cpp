@@ -37,9 +37,8 @@ template <BinaryOp Op, typename T>
 void binary_loop(const T* a, const T* b, void* out, const Loop& loop) {
   using Out = decltype(apply<Op>(T{}, T{}));
   Out* o = static_cast<Out*>(out);
-  for_each_run(loop, [&](int64_t oo, int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
-    run<Op>(a + oa, sa, b + ob, sb, o + oo, n);
-  });
+  parallel_for_each_run(loop, [&](int64_t oo, int64_t oa, int64_t ob, int64_t n, int64_t sa,
+                                  int64_t sb) { run<Op>(a + oa, sa, b + ob, sb, o + oo, n); });
 }
 
 }  // namespace
@@ -64,10 +63,12 @@ void CpuBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar
                                int64_t n) {
   profile::record_launch();
   auto go = [&]<BinaryOp Op>() {
-    if (scalar_first)
-      run<Op>(&s, 0, a, 1, out, n);
-    else
-      run<Op>(a, 1, &s, 0, out, n);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      if (scalar_first)
+        run<Op>(&s, 0, a + begin, 1, out + begin, end - begin);
+      else
+        run<Op>(a + begin, 1, &s, 0, out + begin, end - begin);
+    });
   };
   switch (op) {
     case BinaryOp::Add: return go.template operator()<BinaryOp::Add>();
@@ -80,17 +81,21 @@ void CpuBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar
 
 void CpuBackend::relu_forward(const float* x, float* y, int64_t n) {
   profile::record_launch();
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+  parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+  });
 }
 
 void CpuBackend::relu_backward(const float* x, const float* dy, float* dx, int64_t n) {
   profile::record_launch();
   // dy is loaded whatever x says: a select of two loaded values vectorises, a load that
   // depends on x (x[i] > 0 ? dy[i] : 0) does not.
-  for (int64_t i = 0; i < n; ++i) {
-    const float g = dy[i];
-    dx[i] = x[i] > 0.0f ? g : 0.0f;
-  }
+  parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float g = dy[i];
+      dx[i] = x[i] > 0.0f ? g : 0.0f;
+    }
+  });
 }
 
 }  // namespace torchlet::backend::cpu

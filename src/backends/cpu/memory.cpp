@@ -1,4 +1,5 @@
 // CPU memory: the caching allocator over aligned malloc, copies, fill, cast, strided copy.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,7 +61,8 @@ void CpuBackend::fill(void* out, DType dtype, int64_t n, double value) {
   dispatch_dtype(dtype, [&]<typename T>() {
     T* o = static_cast<T*>(out);
     const T v = static_cast<T>(value);
-    for (int64_t i = 0; i < n; ++i) o[i] = v;
+    parallel_for(n, kParallelGrain,
+                 [&](int64_t begin, int64_t end) { std::fill(o + begin, o + end, v); });
   });
 }
 
@@ -70,7 +72,9 @@ void CpuBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype
     dispatch_dtype(out_dtype, [&]<typename Out>() {
       const In* i = static_cast<const In*>(in);
       Out* o = static_cast<Out*>(out);
-      for (int64_t k = 0; k < n; ++k) o[k] = static_cast<Out>(i[k]);
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) o[k] = static_cast<Out>(i[k]);
+      });
     });
   });
 }
@@ -80,9 +84,10 @@ void CpuBackend::strided_copy(const void* a, void* out, DType dtype, const Loop&
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* src = static_cast<const T*>(a);
     T* dst = static_cast<T*>(out);
-    for_each_run(loop, [&](int64_t, int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
-      for (int64_t i = 0; i < n; ++i) dst[ob + i * sb] = src[oa + i * sa];
-    });
+    parallel_for_each_run(loop,
+                          [&](int64_t, int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+                            for (int64_t i = 0; i < n; ++i) dst[ob + i * sb] = src[oa + i * sa];
+                          });
   });
 }
 

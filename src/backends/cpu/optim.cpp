@@ -56,7 +56,10 @@ void CpuBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions
   profile::record_launch();
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
-    sgd_one(u.param, u.grad, u.state1, u.n, options, u.step == 1);
+    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+      sgd_one(u.param + b, u.grad + b, u.state1 ? u.state1 + b : nullptr, e - b, options,
+              u.step == 1);
+    });
   }
 }
 
@@ -64,7 +67,9 @@ void CpuBackend::adam_step(const ParamUpdate* params, int count, const AdamOptio
   profile::record_launch();
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
-    adam_one(u.param, u.grad, u.state1, u.state2, u.n, options, u.step);
+    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+      adam_one(u.param + b, u.grad + b, u.state1 + b, u.state2 + b, e - b, options, u.step);
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 // CPU reductions over the middle axis of [outer, r, inner]: sum (and mean through scale),
 // argmax, and (log_)softmax forward and backward. Sums accumulate in double.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -12,21 +13,30 @@ void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, 
                          float scale) {
   profile::record_launch();
   if (inner == 1) {  // sums of contiguous runs (a conv's bias gradient): no buffer
-    for (int64_t o = 0; o < outer; ++o, in += r) {
-      double acc = 0.0;
-      for (int64_t j = 0; j < r; ++j) acc += in[j];
-      out[o] = static_cast<float>(acc * scale);
-    }
+    parallel_for(outer, std::max<int64_t>(kParallelGrain / std::max<int64_t>(r, 1), 1),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t o = first; o < last; ++o) {
+                     const float* run = in + o * r;
+                     double acc = 0.0;
+                     for (int64_t j = 0; j < r; ++j) acc += run[j];
+                     out[o] = static_cast<float>(acc * scale);
+                   }
+                 });
     return;
   }
-  std::vector<double> acc(static_cast<std::size_t>(inner));
-  for (int64_t o = 0; o < outer; ++o) {
-    const float* block = in + o * r * inner;
-    std::fill(acc.begin(), acc.end(), 0.0);
-    for (int64_t j = 0; j < r; ++j)
-      for (int64_t i = 0; i < inner; ++i) acc[i] += block[j * inner + i];
-    for (int64_t i = 0; i < inner; ++i) out[o * inner + i] = static_cast<float>(acc[i] * scale);
-  }
+  const int64_t block_size = std::max<int64_t>(r * inner, 1);
+  parallel_for(outer, std::max<int64_t>(kParallelGrain / block_size, 1),
+               [&](int64_t first, int64_t last) {
+                 std::vector<double> acc(static_cast<std::size_t>(inner));
+                 for (int64_t o = first; o < last; ++o) {
+                   const float* block = in + o * r * inner;
+                   std::fill(acc.begin(), acc.end(), 0.0);
+                   for (int64_t j = 0; j < r; ++j)
+                     for (int64_t i = 0; i < inner; ++i) acc[i] += block[j * inner + i];
+                   for (int64_t i = 0; i < inner; ++i)
+                     out[o * inner + i] = static_cast<float>(acc[i] * scale);
+                 }
+               });
 }
 
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
