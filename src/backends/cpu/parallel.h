@@ -21,6 +21,10 @@ void parallel_for_ranges(int64_t n, int64_t grain, RangeFn fn, void* context);
 // Calls body(begin, end) over disjoint ranges covering [0, n), concurrently.
 template <typename Body>
 void parallel_for(int64_t n, int64_t grain, Body&& body) {
+  if (n < 2 * grain) {  // one range: run it here, inlined (most kernels of small models)
+    if (n > 0) body(int64_t{0}, n);
+    return;
+  }
   using B = std::remove_reference_t<Body>;
   parallel_for_ranges(
       n, grain,
