@@ -16,7 +16,7 @@ namespace torchlet::backend::cpu {
 
 namespace {
 
-constexpr int64_t kBlasWork = 64 * 64 * 64;
+constexpr int64_t kBlasWork = int64_t{64} * 64 * 64;
 // Multiply-adds per thread below which a block is not worth a thread: some 20 us of work.
 constexpr int64_t kThreadWork = int64_t{1} << 20;
 constexpr int64_t kUnit = 16;

@@ -18,7 +18,8 @@ inline constexpr int64_t kParallelGrain = int64_t{1} << 14;
 using RangeFn = void (*)(void* context, int64_t begin, int64_t end);
 void parallel_for_ranges(int64_t n, int64_t grain, RangeFn fn, void* context);
 
-// Calls body(begin, end) over disjoint ranges covering [0, n), concurrently.
+// Calls body(begin, end) over disjoint ranges covering [0, n), concurrently. body must not
+// throw: check arguments before the loop.
 template <typename Body>
 void parallel_for(int64_t n, int64_t grain, Body&& body) {
   if (n < 2 * grain) {  // one range: run it here, inlined (most kernels of small models)
