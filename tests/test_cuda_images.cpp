@@ -25,35 +25,21 @@ struct Case {
   std::function<Tensor(const std::vector<Tensor>&)> f;
 };
 
-// The output and every input's gradient of f on `device`, weighting the output by a fixed
-// random tensor so that every output element's gradient matters.
-struct Result {
-  std::vector<float> out;
-  std::vector<std::vector<float>> grads;
-};
-
-Result run(const Case& c, const Device& device) {
+// f's output and input gradients on `device`, from fresh leaf copies of the CPU inputs.
+OutputAndGrads run(const Case& c, const Device& device) {
   std::vector<Tensor> inputs;
   for (const Tensor& x : c.inputs) {
     Tensor d = x.clone().to(device);  // a fresh leaf, even on the CPU (to() would share x)
     d.set_requires_grad(true);
     inputs.push_back(d);
   }
-  Tensor out = c.f(inputs);
-  EXPECT_EQ(out.device(), device) << c.name;
-  const Tensor w = random_tensor(out.shape(), 99).to(device);
-  (out * w).sum().backward();
-  Result r{out.to(kCPU).to_vector<float>(), {}};
-  for (const Tensor& x : inputs)
-    r.grads.push_back(x.grad().defined() ? x.grad().to(kCPU).to_vector<float>()
-                                         : std::vector<float>{});
-  return r;
+  return output_and_grads(c.f, inputs, c.name);
 }
 
 // Compares both devices: within (atol, rtol), or exactly when both are 0.
 void expect_match(const std::vector<Case>& cases, double atol, double rtol) {
   for (const Case& c : cases) {
-    const Result cpu = run(c, kCPU), gpu = run(c, kGpu);
+    const OutputAndGrads cpu = run(c, kCPU), gpu = run(c, kGpu);
     EXPECT_TRUE(all_close(gpu.out, cpu.out, atol, rtol)) << c.name << ": forward";
     ASSERT_EQ(gpu.grads.size(), cpu.grads.size()) << c.name;
     for (std::size_t k = 0; k < cpu.grads.size(); ++k) {
@@ -125,9 +111,9 @@ TEST(CudaImages, DropoutDrawsTheSameMaskOnBothDevices) {
     for (double p : {0.1, 0.5, 0.9}) {
       const Case c{"dropout", {random_tensor({n}, 21)}, [p](auto& t) { return dropout(t[0], p); }};
       manual_seed(7);
-      const Result cpu = run(c, kCPU);
+      const OutputAndGrads cpu = run(c, kCPU);
       manual_seed(7);
-      const Result gpu = run(c, kGpu);
+      const OutputAndGrads gpu = run(c, kGpu);
       EXPECT_EQ(gpu.out, cpu.out) << n << " elements, p = " << p;
       EXPECT_EQ(gpu.grads[0], cpu.grads[0]) << n << " elements, p = " << p;
     }

@@ -75,13 +75,8 @@ std::vector<OpCase> op_cases() {
   };
 }
 
-// Output and input gradients of f on `device`, for inputs made from the same seeds.
-struct Result {
-  std::vector<float> out;
-  std::vector<std::vector<float>> grads;
-};
-
-Result run(const OpCase& c, const Device& device) {
+// f's output and input gradients on `device`, for inputs made from the same seeds.
+OutputAndGrads run(const OpCase& c, const Device& device) {
   std::vector<Tensor> inputs;
   uint32_t seed = 1;
   for (const Shape& shape : c.inputs) {
@@ -89,21 +84,13 @@ Result run(const OpCase& c, const Device& device) {
     x.set_requires_grad(true);
     inputs.push_back(x);
   }
-  Tensor out = c.f(inputs);
-  EXPECT_EQ(out.device(), device) << c.name;
-  const Tensor w = random_tensor(out.shape(), 99).to(device);
-  (out * w).sum().backward();
-  Result r{out.to(kCPU).to_vector<float>(), {}};
-  for (const Tensor& x : inputs)
-    r.grads.push_back(x.grad().defined() ? x.grad().to(kCPU).to_vector<float>()
-                                         : std::vector<float>{});
-  return r;
+  return output_and_grads(c.f, inputs, c.name);
 }
 
 TEST(CudaOps, ForwardAndBackwardMatchTheCpu) {
   SKIP_WITHOUT_GPU();
   for (const OpCase& c : op_cases()) {
-    const Result cpu = run(c, kCPU), gpu = run(c, kGpu);
+    const OutputAndGrads cpu = run(c, kCPU), gpu = run(c, kGpu);
     EXPECT_TRUE(all_close(gpu.out, cpu.out, 1e-5, 1e-4)) << c.name << ": forward";
     ASSERT_EQ(gpu.grads.size(), cpu.grads.size());
     for (std::size_t k = 0; k < cpu.grads.size(); ++k)

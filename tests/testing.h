@@ -134,6 +134,27 @@ inline Tensor random_tensor(const Shape& shape, uint32_t seed, bool requires_gra
   return t;
 }
 
+// What the CUDA tests compare between devices: f's output and every input's gradient of
+// sum(f(inputs) * w), w a fixed random weighting (so every output element's gradient matters),
+// copied back to the CPU. inputs are leaves on one device that require grad; the output must
+// stay on their device. An input without a gradient gives an empty vector.
+struct OutputAndGrads {
+  std::vector<float> out;
+  std::vector<std::vector<float>> grads;
+};
+inline OutputAndGrads output_and_grads(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                                       const std::vector<Tensor>& inputs, const std::string& what) {
+  Tensor out = f(inputs);
+  EXPECT_EQ(out.device(), inputs.front().device()) << what;
+  const Tensor w = random_tensor(out.shape(), 99).to(out.device());
+  (out * w).sum().backward();
+  OutputAndGrads r{out.to(kCPU).to_vector<float>(), {}};
+  for (const Tensor& x : inputs)
+    r.grads.push_back(x.grad().defined() ? x.grad().to(kCPU).to_vector<float>()
+                                         : std::vector<float>{});
+  return r;
+}
+
 // Checks the gradients backward() gives for every input of f against central differences
 // of the scalar sum(f(inputs) * w), w a fixed random weighting (so every output element's
 // gradient matters). Float32 differences are coarse: eps 1e-2 and a 1e-2 tolerance.
