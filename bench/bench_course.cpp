@@ -6,16 +6,14 @@
 #include <torchlet/threads.h>
 #include <torchlet/torchlet.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "bench_args.h"
 
 namespace tl = torchlet;
 namespace nn = torchlet::nn;
@@ -101,29 +99,25 @@ void report(const Data& d, const Options& o, bool fused) {
   std::fflush(stdout);
 }
 
-int parse_int(const char* flag, const char* value, int min) {
-  return bench::parse_int("bench_course", flag, value, min);
-}
-
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const char* flag = argv[i];
-    const char* value = i + 1 < argc ? argv[++i] : nullptr;
-    if (!std::strcmp(flag, "--epochs"))
-      o.epochs = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--record-every"))
-      o.record_every = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--repeats"))
-      o.repeats = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--threads"))
-      o.threads = parse_int(flag, value, 1);
-    else {
-      std::fprintf(stderr,
-                   "usage: bench_course [--epochs N] [--record-every N] [--repeats N] "
-                   "[--threads N]\n");
-      std::exit(2);
-    }
+  CLI::App app{"The course's workload timed with torchlet: one JSON line per variant",
+               "bench_course"};
+  app.add_option("--epochs", o.epochs, "Full-batch epochs per run")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--record-every", o.record_every, "Read the loss every N epochs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--repeats", o.repeats, "Timed runs per variant")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--threads", o.threads, "CPU threads (default: one per core)")
+      ->check(CLI::Range(1, 1000000000));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
   }
   return o;
 }

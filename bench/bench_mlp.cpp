@@ -8,16 +8,14 @@
 #include <torchlet/threads.h>
 #include <torchlet/torchlet.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
-
-#include "bench_args.h"
 
 namespace tl = torchlet;
 namespace nn = torchlet::nn;
@@ -47,44 +45,29 @@ double flops_per_sample(const std::vector<int64_t>& widths) {
   return 2.0 * forward + input_grads;
 }
 
-int parse_int(const char* flag, const char* value, int min) {
-  return bench::parse_int("bench_mlp", flag, value, min);
-}
-
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const char* flag = argv[i];
-    const char* value = i + 1 < argc ? argv[++i] : nullptr;
-    if (!std::strcmp(flag, "--epochs"))
-      o.epochs = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--warmup-steps"))
-      o.warmup_steps = parse_int(flag, value, 0);
-    else if (!std::strcmp(flag, "--threads"))
-      o.threads = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--batch"))
-      o.batch = parse_int(flag, value, 1);
-    else if (!std::strcmp(flag, "--device") && value)
-      o.device = value;
-    else if (!std::strcmp(flag, "--layers") && value) {
-      o.widths.clear();
-      for (const char* p = value; *p;) {
-        char* end = nullptr;
-        o.widths.push_back(std::strtol(p, &end, 10));
-        if (end == p || o.widths.back() < 1) {
-          std::fprintf(stderr,
-                       "bench_mlp: --layers: Expected widths like 784,512,10, but got '%s'\n",
-                       value);
-          std::exit(2);
-        }
-        p = *end == ',' ? end + 1 : end;
-      }
-    } else {
-      std::fprintf(stderr,
-                   "usage: bench_mlp [--epochs N] [--warmup-steps N] [--threads N] "
-                   "[--device cpu|cuda] [--layers 784,512,512,10] [--batch 256]\n");
-      std::exit(2);
-    }
+  CLI::App app{"An MLP's eager training steps timed with torchlet: one JSON line", "bench_mlp"};
+  app.add_option("--epochs", o.epochs, "Timed epochs of 60,000 rows")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--warmup-steps", o.warmup_steps, "Untimed steps first")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000000));
+  app.add_option("--threads", o.threads, "CPU threads (default: one per core)")
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--layers", o.widths, "Layer widths, input first, e.g. 784,512,512,10")
+      ->delimiter(',')
+      ->expected(2, 64)
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--batch", o.batch, "Rows per step")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, kRows));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
   }
   return o;
 }
