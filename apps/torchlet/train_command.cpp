@@ -397,11 +397,7 @@ void run_train(const TrainArgs& a) {
   j["test_rows"] = test_rows;
   j["layers"] = widths;
   j["parameters"] = n_params;
-  j["optimizer"] = a.optimizer;
-  j["lr"] = a.lr;
-  j["momentum"] = a.momentum;
-  j["batch_size"] = a.batch_size;
-  j["seed"] = a.seed;
+  add_settings_json(j, a);
   j["scale"] = a.scale;
   j["fused"] = fit.fused;
   j["graph"] = fit.graph;

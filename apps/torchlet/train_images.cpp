@@ -218,11 +218,7 @@ void run_train_images(const ImageTrainArgs& a) {
   j["model"] = a.model;
   j["model_description"] = built.description;
   j["parameters"] = n_params;
-  j["optimizer"] = a.optimizer;
-  j["lr"] = a.lr;
-  j["momentum"] = a.momentum;
-  j["batch_size"] = a.batch_size;
-  j["seed"] = a.seed;
+  add_settings_json(j, a);
   j["epochs"] = epochs_done;
   j["train_s"] = train_s;
   j["images_per_s"] = images_per_s;

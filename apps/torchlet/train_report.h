@@ -24,6 +24,16 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name,
 void print_test_result(std::FILE* out, const Style& style, const report::ClassificationReport& rep,
                        const std::vector<int64_t>& truth, const std::vector<int64_t>& predicted);
 
+// optimizer, lr, momentum, batch_size and seed: the settings both paths' arguments hold.
+template <typename TrainingArgs>
+void add_settings_json(nlohmann::json& j, const TrainingArgs& a) {
+  j["optimizer"] = a.optimizer;
+  j["lr"] = a.lr;
+  j["momentum"] = a.momentum;
+  j["batch_size"] = a.batch_size;
+  j["seed"] = a.seed;
+}
+
 // precision, recall, f1, support (per class) and confusion ([true][predicted]).
 void add_report_json(nlohmann::json& j, const report::ClassificationReport& rep);
 
