@@ -39,8 +39,26 @@ __device__ inline int64_t window_at(int64_t i, int64_t k, int64_t pad, int64_t s
   return t / stride;
 }
 
+// Calls visit(ky, kx, oy, ox) for every window (oy, ox) that reads input pixel (iy, ix), at
+// kernel offset (ky, kx): offsets ascending, or with Reverse descending, which visits the
+// windows in (oy, ox) order.
+template <bool Reverse, typename Visit>
+__device__ inline void for_each_window_reading(int64_t iy, int64_t ix, const Window& w,
+                                               Visit&& visit) {
+  for (int64_t i = 0; i < w.kernel_h; ++i) {
+    const int64_t ky = Reverse ? w.kernel_h - 1 - i : i;
+    const int64_t oy = window_at(iy, ky, w.pad_h, w.stride_h, w.out_h);
+    if (oy < 0) continue;
+    for (int64_t j = 0; j < w.kernel_w; ++j) {
+      const int64_t kx = Reverse ? w.kernel_w - 1 - j : j;
+      const int64_t ox = window_at(ix, kx, w.pad_w, w.stride_w, w.out_w);
+      if (ox >= 0) visit(ky, kx, oy, ox);
+    }
+  }
+}
+
 // One thread per image pixel. Kernel offsets run upwards, (ky, kx) ascending: the order in which
-// the CPU's scatter adds them.
+// the CPU's scatter (one col row after another) adds them.
 __global__ void col2im_kernel(const float* col, float* image, Window w) {
   const int64_t columns = w.batch * w.out_h * w.out_w;
   TORCHLET_GRID_STRIDE(k, w.batch * w.channels * w.height * w.width) {
@@ -48,16 +66,10 @@ __global__ void col2im_kernel(const float* col, float* image, Window w) {
     const int64_t c = k / (w.width * w.height) % w.channels;
     const int64_t b = k / (w.width * w.height * w.channels);
     float acc = 0.0f;
-    for (int64_t ky = 0; ky < w.kernel_h; ++ky) {
-      const int64_t oy = window_at(iy, ky, w.pad_h, w.stride_h, w.out_h);
-      if (oy < 0) continue;
-      for (int64_t kx = 0; kx < w.kernel_w; ++kx) {
-        const int64_t ox = window_at(ix, kx, w.pad_w, w.stride_w, w.out_w);
-        if (ox < 0) continue;
-        acc += col[((c * w.kernel_h + ky) * w.kernel_w + kx) * columns +
-                   (b * w.out_h + oy) * w.out_w + ox];
-      }
-    }
+    for_each_window_reading<false>(iy, ix, w, [&](int64_t ky, int64_t kx, int64_t oy, int64_t ox) {
+      acc += col[((c * w.kernel_h + ky) * w.kernel_w + kx) * columns +
+                 (b * w.out_h + oy) * w.out_w + ox];
+    });
     image[k] = acc;
   }
 }
@@ -93,8 +105,9 @@ __global__ void max_pool2d_forward_kernel(const float* x, float* y, int64_t* arg
   }
 }
 
-// One thread per input pixel: the windows that cover it (as col2im finds them), in (oy, ox)
-// order, adding dy where the window's argmax is this pixel.
+// One thread per input pixel: the windows that cover it in (oy, ox) order, the order in which
+// the CPU's scatter (one output after another) adds them, adding dy where the window's argmax
+// is this pixel.
 __global__ void max_pool2d_backward_kernel(const float* dy, const int64_t* argmax, float* dx,
                                            Window w) {
   const int64_t outputs = w.out_h * w.out_w;
@@ -103,16 +116,10 @@ __global__ void max_pool2d_backward_kernel(const float* dy, const int64_t* argma
     const int64_t base = k / (w.width * w.height) * outputs;  // this plane's outputs
     const int64_t self = iy * w.width + ix;
     float acc = 0.0f;
-    for (int64_t ky = 0; ky < w.kernel_h; ++ky) {
-      const int64_t oy = window_at(iy, ky, w.pad_h, w.stride_h, w.out_h);
-      if (oy < 0) continue;
-      for (int64_t kx = 0; kx < w.kernel_w; ++kx) {
-        const int64_t ox = window_at(ix, kx, w.pad_w, w.stride_w, w.out_w);
-        if (ox < 0) continue;
-        const int64_t o = base + oy * w.out_w + ox;
-        if (argmax[o] == self) acc += dy[o];
-      }
-    }
+    for_each_window_reading<true>(iy, ix, w, [&](int64_t, int64_t, int64_t oy, int64_t ox) {
+      const int64_t o = base + oy * w.out_w + ox;
+      if (argmax[o] == self) acc += dy[o];
+    });
     dx[k] = acc;
   }
 }
