@@ -86,11 +86,8 @@ TEST(Errors, DtypeMismatches) {
             }),
             "cross_entropy: Expected argument 'target' to have dtype int64 (class indices), but "
             "got float32 (convert labels with .to(kInt64))");
-  EXPECT_EQ(error_of([] {
-              ones({2}) + tensor({1, 2});
-            }),
-            "add: Expected both tensors to have the same dtype, but got float32 and int64 "
-            "(convert one with .to(dtype))");
+  // Mixed float32 and int64 operands promote as in PyTorch (test_ops_conformance.cpp) instead.
+  EXPECT_EQ((ones({2}) + tensor({1, 2})).to_vector<float>(), (std::vector<float>{2.0f, 3.0f}));
   EXPECT_EQ(error_of([] {
               relu(tensor({1, 2}));
             }),

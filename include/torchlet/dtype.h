@@ -24,6 +24,15 @@ constexpr std::size_t element_size(DType dtype) noexcept {
   return 0;
 }
 
+constexpr bool is_floating_point(DType dtype) noexcept { return dtype == DType::Float32; }
+
+// PyTorch's torch.promote_types: the dtype both operands of an op are computed in, the higher of
+// the two in the order bool < int64 < float32.
+constexpr DType promote_types(DType a, DType b) noexcept {
+  auto rank = [](DType d) { return d == DType::Bool ? 0 : d == DType::Int64 ? 1 : 2; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
 // "float32", "int64", "bool".
 const char* dtype_name(DType dtype) noexcept;
 std::ostream& operator<<(std::ostream& out, DType dtype);

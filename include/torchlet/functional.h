@@ -2,6 +2,9 @@
 // arguments (shapes, dtypes, one device) and throws torchlet::Error naming what it expected.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "torchlet/tensor.h"
 
 namespace torchlet {
@@ -14,7 +17,66 @@ struct Size2 {
 };
 
 Tensor matmul(const Tensor& a, const Tensor& b);  // [m, k] x [k, n] -> [m, n]
+
+// --- elementwise maths (float32; abs, neg and sign also int64), differentiable ----------------
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log1p(const Tensor& x);  // log(1 + x), exact for small x
+Tensor expm1(const Tensor& x);  // exp(x) - 1, exact for small x
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);  // 1 / sqrt(x)
+Tensor abs(const Tensor& x);
+Tensor neg(const Tensor& x);
+Tensor sign(const Tensor& x);  // -1, 0 or 1 (0 for NaN, as PyTorch); its gradient is 0
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor pow(const Tensor& x, const Scalar& exponent);
+Tensor pow(const Tensor& x, const Tensor& exponent);
+Tensor pow(const Scalar& x, const Tensor& exponent);
+// Elementwise larger / smaller of two tensors (broadcast); NaN if either is NaN.
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+// Limits x to [min, max]; either bound may be left out (std::nullopt).
+Tensor clamp(const Tensor& x, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max = std::nullopt);
+Tensor clamp_min(const Tensor& x, const Scalar& min);
+Tensor clamp_max(const Tensor& x, const Scalar& max);
+
+// --- activations, composed from the ops above (their gradients come with them) ---------------
 Tensor relu(const Tensor& x);
+// x * Phi(x), Phi the standard normal CDF; approximate "tanh" uses PyTorch's tanh formula.
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor silu(const Tensor& x);  // x * sigmoid(x)
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+
+// --- comparisons and logic: bool results, not differentiable -----------------------------------
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& x);
+Tensor isnan(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+// condition ? a : b elementwise (all three broadcast); differentiable in a and b.
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+// NaN to nan, +inf to posinf, -inf to neginf (by default 0 and float32's largest and lowest).
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+
 // y = x W^T + b: x [.., in], weight [out, in], bias [out] (may be undefined) -> [.., out].
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor softmax(const Tensor& x, int64_t dim);

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "torchlet/device.h"
 #include "torchlet/dtype.h"
+#include "torchlet/scalar.h"
 #include "torchlet/shape.h"
 
 namespace torchlet {
@@ -92,6 +94,49 @@ class Tensor {
   Tensor relu() const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  // Elementwise maths, as the free functions of functional.h.
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor sign() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor erf() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor reciprocal() const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = {}) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  // Comparisons and logic: bool tensors, not differentiable.
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_not() const;
+  Tensor isnan() const;
+  Tensor isfinite() const;
+  // Elements where mask (bool, broadcast to this shape) is true replaced by value.
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
 
   std::string str() const;
   // True when both handles refer to the same tensor.
@@ -103,22 +148,39 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// Elementwise arithmetic; shapes broadcast as in PyTorch (e.g. [N, C] with [C]).
+// Elementwise arithmetic; shapes broadcast as in PyTorch (e.g. [N, C] with [C]) and dtypes
+// promote as in PyTorch: int64 with float32 gives float32, an int64 tensor times 2 stays int64,
+// times 2.5 becomes float32, and / always divides as floating point (int64 / int64 is float32).
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
 Tensor operator*(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, float s);
-Tensor operator-(const Tensor& a, float s);
-Tensor operator*(const Tensor& a, float s);
-Tensor operator/(const Tensor& a, float s);
-Tensor operator+(float s, const Tensor& a);
-Tensor operator-(float s, const Tensor& a);
-Tensor operator*(float s, const Tensor& a);
-Tensor operator/(float s, const Tensor& a);
+Tensor operator+(const Tensor& a, const Scalar& s);
+Tensor operator-(const Tensor& a, const Scalar& s);
+Tensor operator*(const Tensor& a, const Scalar& s);
+Tensor operator/(const Tensor& a, const Scalar& s);
+Tensor operator+(const Scalar& s, const Tensor& a);
+Tensor operator-(const Scalar& s, const Tensor& a);
+Tensor operator*(const Scalar& s, const Tensor& a);
+Tensor operator/(const Scalar& s, const Tensor& a);
 Tensor operator-(const Tensor& a);
-// Elementwise equality, a bool tensor (not differentiable).
+// Elementwise comparisons, bool tensors (not differentiable).
 Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& s);
+Tensor operator!=(const Tensor& a, const Scalar& s);
+Tensor operator<(const Tensor& a, const Scalar& s);
+Tensor operator<=(const Tensor& a, const Scalar& s);
+Tensor operator>(const Tensor& a, const Scalar& s);
+Tensor operator>=(const Tensor& a, const Scalar& s);
+// On bool tensors, as LibTorch: & is logical_and, | logical_or, ~ logical_not.
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
 

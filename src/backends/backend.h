@@ -12,13 +12,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/elementwise.h"
 #include "torchlet/device.h"
 #include "torchlet/dtype.h"
 #include "torchlet/shape.h"
 
 namespace torchlet::backend {
-
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Eq };
 
 // The geometry of an elementwise loop: the output is contiguous with sizes `shape`; input a
 // is read with strides `stride_a`, b with `stride_b` (0 along a broadcast dimension).
@@ -108,13 +107,20 @@ class Backend {
   // Copies a (read with stride_a) into out (written with stride_b) over loop.shape: makes a
   // strided view contiguous, or writes into a strided view.
   virtual void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) = 0;
-  // out = a op b, a and b of `dtype`; out is `dtype`, or bool for Eq. out may alias a or b
-  // when that operand is read with the output's own (contiguous) strides.
+  // out = a op b (backends/elementwise.h), a and b of `dtype`; out is `dtype`, or bool for the
+  // predicates (is_predicate). Arithmetic takes float32 or int64, predicates any dtype. out may
+  // alias a or b when that operand is read with the output's own (contiguous) strides.
   virtual void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
                       const Loop& loop) = 0;
-  // out[i] = a[i] op s (or s op a[i] when scalar_first); float32 only.
-  virtual void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
-                             int64_t n) = 0;
+  // out[i] = a[i] op s (or s op a[i] when scalar_first), s converted to `dtype` first; the
+  // dtypes as for binary. a and out are contiguous.
+  virtual void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
+                             void* out, int64_t n) = 0;
+  // out[i] = f(in[i]) (backends/elementwise.h), contiguous, float32 or (unary_takes_int64) int64.
+  virtual void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) = 0;
+  // out[i] = cond[i] ? a[i] : b[i], all contiguous, a, b and out of `dtype`.
+  virtual void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
+                     int64_t n) = 0;
   // out[i, :] = in[index[i], :] for i < n, rows of row_bytes bytes; `in` has `rows` rows. An
   // index outside [0, rows) throws: at once on the CPU, at the next synchronisation on a GPU
   // (its kernel reports it through memory the host reads after waiting).
@@ -128,6 +134,9 @@ class Backend {
   // out[o, i] = scale * sum_j in[o, j, i].
   virtual void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                        float scale) = 0;
+  // The same sum of int64 values (exact; bool tensors are summed as int64, as in PyTorch).
+  virtual void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                             int64_t inner) = 0;
   // out[o, i] = the first j with the largest in[o, j, i]; in is float32 or int64.
   virtual void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                           int64_t inner) = 0;

@@ -132,6 +132,17 @@ template float Tensor::item<float>() const;
 template int64_t Tensor::item<int64_t>() const;
 template bool Tensor::item<bool>() const;
 
+// Wider and other C++ types: an int64 tensor's value exactly, a float32 one's converted.
+template <>
+double Tensor::item<double>() const {
+  return dtype() == kInt64 ? static_cast<double>(item<int64_t>())
+                           : static_cast<double>(item<float>());
+}
+template <>
+int Tensor::item<int>() const {
+  return static_cast<int>(item<int64_t>());
+}
+
 float Tensor::item() const { return item<float>(); }
 
 std::string Tensor::str() const {

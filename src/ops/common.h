@@ -33,6 +33,11 @@ int normalize_dim(const char* op, int64_t dim, int ndim);
 Tensor expand(const Tensor& t, const Shape& shape);
 // Sums `t` over the dimensions it was broadcast along, giving a tensor of `shape`.
 Tensor sum_to(const Tensor& t, const Shape& shape);
+// PyTorch's broadcast of two shapes; throws naming op when they do not broadcast.
+Shape broadcast_shape(const char* op, const Shape& a, const Shape& b);
+// a op b with broadcasting and type promotion (ops/binary.cpp), for ops that pick the op code.
+Tensor binary(backend::BinaryOp op, const Tensor& a, const Tensor& b);
+
 // The contiguous [outer, r, inner] sizes around dimension d of shape.
 struct Split3 {
   int64_t outer, r, inner;

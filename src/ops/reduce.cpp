@@ -32,8 +32,12 @@ Shape reduced_shape(const Shape& shape, int d, bool keepdim) {
 // Sums x over dimension d (every dimension when d < 0), times scale.
 Tensor reduce_sum(const char* op, const Tensor& x, int64_t dim, bool all, bool keepdim, bool mean) {
   ops::check_defined(op, {"self", x});
-  ops::check_dtype(op, {"self", x}, kFloat32);
-  Tensor src = x.contiguous();
+  TORCHLET_CHECK(!mean || x.dtype() == kFloat32, op,
+                 ": Expected a floating-point tensor (the mean of integers is not one), but got ",
+                 x.dtype(), " (convert it with .to(kFloat32))");
+  // Sums of int64 and bool tensors are int64 and exact, as in PyTorch.
+  const bool integral = x.dtype() != kFloat32;
+  Tensor src = integral ? x.to(kInt64).contiguous() : x.contiguous();
   ops::Split3 s{1, x.numel(), 1};
   Shape out_shape, kept_shape;
   if (all) {
@@ -46,9 +50,13 @@ Tensor reduce_sum(const char* op, const Tensor& x, int64_t dim, bool all, bool k
   }
   if (all && keepdim) out_shape = kept_shape;
   const float scale = mean ? 1.0f / static_cast<float>(s.r) : 1.0f;
-  Tensor out = make_tensor(out_shape, kFloat32, x.device());
-  backend_of(out).sum_dim(src.data_ptr<float>(), out.data_ptr<float>(), s.outer, s.r, s.inner,
-                          scale);
+  Tensor out = make_tensor(out_shape, integral ? kInt64 : kFloat32, x.device());
+  if (integral)
+    backend_of(out).sum_dim_int64(src.data_ptr<int64_t>(), out.data_ptr<int64_t>(), s.outer, s.r,
+                                  s.inner);
+  else
+    backend_of(out).sum_dim(src.data_ptr<float>(), out.data_ptr<float>(), s.outer, s.r, s.inner,
+                            scale);
   if (autograd::needs_grad({&x})) {
     auto node = std::make_shared<SumBackward>();
     node->input_shape = x.shape();

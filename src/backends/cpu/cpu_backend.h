@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 
 #include "backends/backend.h"
 #include "backends/caching_allocator.h"
@@ -28,8 +29,11 @@ class CpuBackend final : public Backend {
   void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) override;
   void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
               const Loop& loop) override;
-  void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
-                     int64_t n) override;
+  void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
+                     void* out, int64_t n) override;
+  void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) override;
+  void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
+             int64_t n) override;
   void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                    std::size_t row_bytes) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
@@ -37,6 +41,8 @@ class CpuBackend final : public Backend {
 
   void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                float scale) override;
+  void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                     int64_t inner) override;
   void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
@@ -82,6 +88,16 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::Int64: f.template operator()<int64_t>(); return;
     case DType::Bool: f.template operator()<bool>(); return;
   }
+}
+
+// Calls f.template operator()<V>() with V the compile-time form of `value`, an enum whose values
+// are 0 .. count-1: a kernel instantiated per op code, with the op's formula known at compile time.
+template <int count, typename E, typename F>
+void dispatch_enum(E value, F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    ((static_cast<int>(value) == I && (f.template operator()<static_cast<E>(I)>(), true)) || ...);
+  }
+  (std::make_integer_sequence<int, count>{});
 }
 
 // The number of innermost runs of an n-d loop (1 for a 0-d loop, 0 for an empty one).

@@ -1,5 +1,7 @@
-// CPU elementwise kernels: broadcasting binary arithmetic and comparison, scalar arithmetic,
-// ReLU. Runs whose operands are contiguous or broadcast get loops the compiler vectorises.
+// CPU elementwise kernels: broadcasting binary arithmetic and comparison, the same with a scalar,
+// the unary maths, where, and ReLU. Each op's formula is backends/elementwise.h's, instantiated
+// here with the op as a compile-time constant, so runs whose operands are contiguous or broadcast
+// get loops the compiler vectorises.
 #include "backends/cpu/cpu_backend.h"
 #include "torchlet/error.h"
 #include "torchlet/profile.h"
@@ -10,11 +12,10 @@ namespace {
 
 template <BinaryOp Op, typename T>
 inline auto apply(T x, T y) {
-  if constexpr (Op == BinaryOp::Add) return static_cast<T>(x + y);
-  if constexpr (Op == BinaryOp::Sub) return static_cast<T>(x - y);
-  if constexpr (Op == BinaryOp::Mul) return static_cast<T>(x * y);
-  if constexpr (Op == BinaryOp::Div) return static_cast<T>(x / y);
-  if constexpr (Op == BinaryOp::Eq) return x == y;
+  if constexpr (is_predicate(Op))
+    return binary_predicate(Op, x, y);
+  else
+    return binary_value(Op, x, y);
 }
 
 // One run of n elements; the common stride patterns get their own loops.
@@ -33,50 +34,81 @@ inline void run(const T* a, int64_t sa, const T* b, int64_t sb, Out* out, int64_
   }
 }
 
-template <BinaryOp Op, typename T>
-void binary_loop(const T* a, const T* b, void* out, const Loop& loop) {
-  using Out = decltype(apply<Op>(T{}, T{}));
-  Out* o = static_cast<Out*>(out);
-  parallel_for_each_run(loop, [&](int64_t oo, int64_t oa, int64_t ob, int64_t n, int64_t sa,
-                                  int64_t sb) { run<Op>(a + oa, sa, b + ob, sb, o + oo, n); });
+// Calls f.template operator()<Op, T>() with Op and T the compile-time forms of op and dtype, for
+// the combinations the Backend interface allows (no arithmetic on bool).
+template <typename F>
+void dispatch_binary(BinaryOp op, DType dtype, F&& f) {
+  dispatch_dtype(dtype, [&]<typename T>() {
+    dispatch_enum<kBinaryOps>(op, [&]<BinaryOp Op>() {
+      if constexpr (std::is_same_v<T, bool> && !is_predicate(Op))
+        TORCHLET_ASSERT(false, "binary arithmetic on bool");
+      else
+        f.template operator()<Op, T>();
+    });
+  });
 }
+
+template <BinaryOp Op, typename T>
+using BinaryOut = decltype(apply<Op>(T{}, T{}));
 
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
                         const Loop& loop) {
   profile::record_launch();
-  dispatch_dtype(dtype, [&]<typename T>() {
+  dispatch_binary(op, dtype, [&]<BinaryOp Op, typename T>() {
     const T* x = static_cast<const T*>(a);
     const T* y = static_cast<const T*>(b);
-    switch (op) {
-      case BinaryOp::Add: return binary_loop<BinaryOp::Add>(x, y, out, loop);
-      case BinaryOp::Sub: return binary_loop<BinaryOp::Sub>(x, y, out, loop);
-      case BinaryOp::Mul: return binary_loop<BinaryOp::Mul>(x, y, out, loop);
-      case BinaryOp::Div: return binary_loop<BinaryOp::Div>(x, y, out, loop);
-      case BinaryOp::Eq: return binary_loop<BinaryOp::Eq>(x, y, out, loop);
-    }
+    auto* o = static_cast<BinaryOut<Op, T>*>(out);
+    parallel_for_each_run(loop, [&](int64_t oo, int64_t oa, int64_t ob, int64_t n, int64_t sa,
+                                    int64_t sb) { run<Op>(x + oa, sa, y + ob, sb, o + oo, n); });
   });
 }
 
-void CpuBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
-                               int64_t n) {
+void CpuBackend::binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
+                               void* out, int64_t n) {
   profile::record_launch();
-  auto go = [&]<BinaryOp Op>() {
+  dispatch_binary(op, dtype, [&]<BinaryOp Op, typename T>() {
+    const T* x = static_cast<const T*>(a);
+    const T scalar = static_cast<T>(s);
+    auto* o = static_cast<BinaryOut<Op, T>*>(out);
     parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
       if (scalar_first)
-        run<Op>(&s, 0, a + begin, 1, out + begin, end - begin);
+        run<Op>(&scalar, 0, x + begin, 1, o + begin, end - begin);
       else
-        run<Op>(a + begin, 1, &s, 0, out + begin, end - begin);
+        run<Op>(x + begin, 1, &scalar, 0, o + begin, end - begin);
     });
+  });
+}
+
+void CpuBackend::unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) {
+  profile::record_launch();
+  auto go = [&]<typename T>() {
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    auto loop = [&]<UnaryOp Op>() {
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) y[i] = unary_value(Op, x[i]);
+      });
+    };
+    dispatch_enum<kUnaryOps>(op, loop);
   };
-  switch (op) {
-    case BinaryOp::Add: return go.template operator()<BinaryOp::Add>();
-    case BinaryOp::Sub: return go.template operator()<BinaryOp::Sub>();
-    case BinaryOp::Mul: return go.template operator()<BinaryOp::Mul>();
-    case BinaryOp::Div: return go.template operator()<BinaryOp::Div>();
-    case BinaryOp::Eq: TORCHLET_ASSERT(false, "binary_scalar has no float result for ==");
-  }
+  if (dtype == DType::Float32) return go.template operator()<float>();
+  TORCHLET_ASSERT(dtype == DType::Int64 && unary_takes_int64(op), "unary op on ", dtype);
+  go.template operator()<int64_t>();
+}
+
+void CpuBackend::where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
+                       int64_t n) {
+  profile::record_launch();
+  dispatch_dtype(dtype, [&]<typename T>() {
+    const T* x = static_cast<const T*>(a);
+    const T* y = static_cast<const T*>(b);
+    T* o = static_cast<T*>(out);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = cond[i] ? x[i] : y[i];
+    });
+  });
 }
 
 void CpuBackend::relu_forward(const float* x, float* y, int64_t n) {

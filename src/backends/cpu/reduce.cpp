@@ -39,6 +39,21 @@ void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, 
                });
 }
 
+void CpuBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                               int64_t inner) {
+  profile::record_launch();
+  const int64_t block_size = std::max<int64_t>(r * inner, 1);
+  parallel_for(outer, std::max<int64_t>(kParallelGrain / block_size, 1),
+               [&](int64_t first, int64_t last) {
+                 for (int64_t o = first; o < last; ++o) {
+                   int64_t* sums = out + o * inner;
+                   std::fill(sums, sums + inner, int64_t{0});
+                   for (int64_t j = 0; j < r; ++j)
+                     for (int64_t i = 0; i < inner; ++i) sums[i] += in[(o * r + j) * inner + i];
+                 }
+               });
+}
+
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                             int64_t inner) {
   profile::record_launch();

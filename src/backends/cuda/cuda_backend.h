@@ -52,8 +52,11 @@ class CudaBackend final : public Backend {
   void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) override;
   void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
               const Loop& loop) override;
-  void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
-                     int64_t n) override;
+  void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
+                     void* out, int64_t n) override;
+  void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) override;
+  void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
+             int64_t n) override;
   void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                    std::size_t row_bytes) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
@@ -61,6 +64,8 @@ class CudaBackend final : public Backend {
 
   void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                float scale) override;
+  void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                     int64_t inner) override;
   void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,

@@ -1,5 +1,7 @@
 // Elementwise CUDA kernels: one thread per element in grid-stride loops. They mirror
 // backends/cpu/elementwise.cpp and memory.cpp, which the tests compare them against.
+#include <type_traits>
+
 #include "backends/cuda/common.cuh"
 
 namespace torchlet::backend::cuda::kernels {
@@ -25,39 +27,40 @@ __global__ void strided_copy_kernel(const T* a, T* out, Geometry g) {
   }
 }
 
-template <typename T>
-__device__ inline T apply(Binary op, T x, T y) {
-  switch (op) {
-    case Binary::Add: return x + y;
-    case Binary::Sub: return x - y;
-    case Binary::Mul: return x * y;
-    case Binary::Div: return x / y;
-    case Binary::Eq: break;
-  }
-  return T{};
+// out = a op b (backends/elementwise.h's formulas, as on the CPU); Out is bool for predicates.
+template <typename T, typename Out>
+__device__ inline Out apply(BinaryOp op, T x, T y) {
+  if constexpr (std::is_same_v<Out, bool>)
+    return binary_predicate(op, x, y);
+  else
+    return binary_value(op, x, y);
 }
 
-template <typename T>
-__global__ void binary_kernel(Binary op, const T* a, const T* b, T* out, Geometry g) {
+template <typename T, typename Out>
+__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, Out* out, Geometry g) {
   TORCHLET_GRID_STRIDE(i, g.numel) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
-    out[i] = apply(op, a[oa], b[ob]);
+    out[i] = apply<T, Out>(op, a[oa], b[ob]);
+  }
+}
+
+template <typename T, typename Out>
+__global__ void binary_scalar_kernel(BinaryOp op, const T* a, T s, bool scalar_first, Out* out,
+                                     int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
+    out[i] = scalar_first ? apply<T, Out>(op, s, a[i]) : apply<T, Out>(op, a[i], s);
   }
 }
 
 template <typename T>
-__global__ void equal_kernel(const T* a, const T* b, bool* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
-    int64_t oa, ob;
-    offsets(g, i, oa, ob);
-    out[i] = a[oa] == b[ob];
-  }
+__global__ void unary_kernel(UnaryOp op, const T* x, T* y, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) y[i] = unary_value(op, x[i]);
 }
 
-__global__ void binary_scalar_kernel(Binary op, const float* a, float s, bool scalar_first,
-                                     float* out, int64_t n) {
-  TORCHLET_GRID_STRIDE(i, n) out[i] = scalar_first ? apply(op, s, a[i]) : apply(op, a[i], s);
+template <typename T>
+__global__ void where_kernel(const bool* cond, const T* a, const T* b, T* out, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) out[i] = cond[i] ? a[i] : b[i];
 }
 
 // One thread per byte of output; rows are small in torchlet's uses (a few features).
@@ -113,24 +116,52 @@ void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaSt
   });
 }
 
-void binary(Binary op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+void binary(BinaryOp op, Type type, const void* a, const void* b, void* out, const Geometry& g,
             cudaStream_t stream) {
   with_type(type, [&](auto zero) {
     using T = decltype(zero);
     const T* ta = static_cast<const T*>(a);
     const T* tb = static_cast<const T*>(b);
-    if (op == Binary::Eq)
-      equal_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(ta, tb, static_cast<bool*>(out),
-                                                                 g);
+    if (is_predicate(op))
+      binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb,
+                                                                  static_cast<bool*>(out), g);
     else
       binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out),
                                                                   g);
   });
 }
 
-void binary_scalar(Binary op, const float* a, float s, bool scalar_first, float* out, int64_t n,
-                   cudaStream_t stream) {
-  binary_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, s, scalar_first, out, n);
+void binary_scalar(BinaryOp op, Type type, const void* a, double s, bool scalar_first, void* out,
+                   int64_t n, cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    const T* ta = static_cast<const T*>(a);
+    const T ts = static_cast<T>(s);
+    if (is_predicate(op))
+      binary_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, ta, ts, scalar_first,
+                                                                   static_cast<bool*>(out), n);
+    else
+      binary_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, ta, ts, scalar_first,
+                                                                   static_cast<T*>(out), n);
+  });
+}
+
+void unary(UnaryOp op, Type type, const void* in, void* out, int64_t n, cudaStream_t stream) {
+  if (type == Type::Int64)
+    unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const int64_t*>(in),
+                                                         static_cast<int64_t*>(out), n);
+  else
+    unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const float*>(in),
+                                                         static_cast<float*>(out), n);
+}
+
+void where(const bool* cond, Type type, const void* a, const void* b, void* out, int64_t n,
+           cudaStream_t stream) {
+  with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    where_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+        cond, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
+  });
 }
 
 void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,

@@ -22,8 +22,8 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
       if (beta == 0.0f)
         kernels::fill(c + row * ldc, kernels::Type::Float32, n, 0.0, stream_);
       else
-        kernels::binary_scalar(kernels::Binary::Mul, c + row * ldc, beta, false, c + row * ldc, n,
-                               stream_);
+        kernels::binary_scalar(BinaryOp::Mul, kernels::Type::Float32, c + row * ldc, beta, false,
+                               c + row * ldc, n, stream_);
       check_launch("matmul");
     }
     return;

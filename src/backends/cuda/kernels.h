@@ -9,15 +9,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/elementwise.h"
+
 namespace torchlet::backend::cuda::kernels {
 
 inline constexpr int kMaxDims = 6;  // Shape::kMaxDims
 inline constexpr int kThreads = 256;
 
-// Mirrors torchlet::DType and backend::BinaryOp (the .cu files do not include those C++20
-// headers).
+// Mirrors torchlet::DType (the .cu files do not include that C++20 header). The op codes come
+// from backends/elementwise.h, which both compilers read.
 enum class Type : uint8_t { Float32, Int64, Bool };
-enum class Binary : uint8_t { Add, Sub, Mul, Div, Eq };
 
 // An n-d loop: the output is contiguous over `size`; a and b are read with their strides.
 struct Geometry {
@@ -39,10 +40,14 @@ inline constexpr int64_t kNoError = INT64_MIN;
 void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream);
 void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream);
 void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream);
-void binary(Binary op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+// Predicates (is_predicate) write bool; arithmetic takes float32 or int64.
+void binary(BinaryOp op, Type type, const void* a, const void* b, void* out, const Geometry& g,
             cudaStream_t stream);
-void binary_scalar(Binary op, const float* a, float s, bool scalar_first, float* out, int64_t n,
-                   cudaStream_t stream);
+void binary_scalar(BinaryOp op, Type type, const void* a, double s, bool scalar_first, void* out,
+                   int64_t n, cudaStream_t stream);
+void unary(UnaryOp op, Type type, const void* in, void* out, int64_t n, cudaStream_t stream);
+void where(const bool* cond, Type type, const void* a, const void* b, void* out, int64_t n,
+           cudaStream_t stream);
 // Rows with an index outside [0, rows) are zero-filled and reported through `error`.
 void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                  std::size_t row_bytes, ErrorFlag error, cudaStream_t stream);
@@ -52,6 +57,8 @@ void relu_backward(const float* x, const float* dy, float* dx, int64_t n, cudaSt
 // --- reductions over [outer, r, inner] (reduce.cu) ---------------------------------------------
 void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner, float scale,
              cudaStream_t stream);
+void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+                   cudaStream_t stream);
 void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                 cudaStream_t stream);
 void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner, bool log,

@@ -21,17 +21,6 @@ kernels::Type type_of(DType dtype) {
   return kernels::Type::Float32;
 }
 
-kernels::Binary binary_of(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: return kernels::Binary::Add;
-    case BinaryOp::Sub: return kernels::Binary::Sub;
-    case BinaryOp::Mul: return kernels::Binary::Mul;
-    case BinaryOp::Div: return kernels::Binary::Div;
-    case BinaryOp::Eq: return kernels::Binary::Eq;
-  }
-  return kernels::Binary::Add;
-}
-
 kernels::Geometry geometry_of(const Loop& loop) {
   kernels::Geometry g{};
   g.ndim = loop.shape.size();
@@ -71,17 +60,39 @@ void CudaBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b,
                          const Loop& loop) {
   if (loop.shape.numel() == 0) return;
   activate();
-  kernels::binary(binary_of(op), type_of(dtype), a, b, out, geometry_of(loop), stream_);
+  kernels::binary(op, type_of(dtype), a, b, out, geometry_of(loop), stream_);
   check_launch("binary op");
 }
 
-void CudaBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
-                                int64_t n) {
-  TORCHLET_ASSERT(op != BinaryOp::Eq, "binary_scalar has no float result for ==");
+void CudaBackend::binary_scalar(BinaryOp op, DType dtype, const void* a, double s,
+                                bool scalar_first, void* out, int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::binary_scalar(binary_of(op), a, s, scalar_first, out, n, stream_);
+  kernels::binary_scalar(op, type_of(dtype), a, s, scalar_first, out, n, stream_);
   check_launch("binary op with a scalar");
+}
+
+void CudaBackend::unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) {
+  if (n == 0) return;
+  activate();
+  kernels::unary(op, type_of(dtype), in, out, n, stream_);
+  check_launch("unary op");
+}
+
+void CudaBackend::where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
+                        int64_t n) {
+  if (n == 0) return;
+  activate();
+  kernels::where(cond, type_of(dtype), a, b, out, n, stream_);
+  check_launch("where");
+}
+
+void CudaBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                                int64_t inner) {
+  if (outer * inner == 0) return;
+  activate();
+  kernels::sum_dim_int64(in, out, outer, r, inner, stream_);
+  check_launch("sum");
 }
 
 void CudaBackend::gather_rows(const void* in, int64_t rows, const int64_t* index, void* out,

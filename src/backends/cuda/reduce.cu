@@ -39,6 +39,17 @@ __global__ void sum_columns_kernel(const float* in, float* out, int64_t outer, i
   }
 }
 
+__global__ void sum_int64_kernel(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                                 int64_t inner) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t o = k / inner, i = k % inner;
+    const int64_t* col = in + o * r * inner + i;
+    int64_t acc = 0;
+    for (int64_t j = 0; j < r; ++j) acc += col[j * inner];
+    out[k] = acc;
+  }
+}
+
 template <typename T>
 __global__ void argmax_kernel(const T* in, int64_t* out, int64_t outer, int64_t r, int64_t inner) {
   TORCHLET_GRID_STRIDE(k, outer * inner) {
@@ -97,6 +108,11 @@ void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inne
     sum_columns_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner,
                                                                            scale);
   }
+}
+
+void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+                   cudaStream_t stream) {
+  sum_int64_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner);
 }
 
 void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,

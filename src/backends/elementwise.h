@@ -1,0 +1,153 @@
+// The elementwise maths of torchlet, written once for every backend: the op codes the ops layer
+// passes down and one __host__ __device__ function per family that computes an element. The CPU
+// backend instantiates them in its (vectorisable) loops, the CUDA backend in one kernel template,
+// so both compute the same formula. Read by the C++ and the CUDA compilers: plain C++, no
+// torchlet headers beyond this one.
+#pragma once
+
+#include <math.h>
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define TORCHLET_HD __host__ __device__ inline
+#else
+#define TORCHLET_HD inline
+#endif
+
+namespace torchlet::backend {
+
+// out = a op b. Eq..Ge and the logical ops give bool; the others a's dtype. Pow, Maximum and
+// Minimum follow IEEE (NaN propagates through Maximum/Minimum, as torch.maximum does).
+enum class BinaryOp : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Maximum,
+  Minimum,
+  Pow,
+  LogicalAnd,
+  LogicalOr,
+};
+inline constexpr int kBinaryOps = static_cast<int>(BinaryOp::LogicalOr) + 1;
+
+// True for the ops whose result is bool whatever the operands' dtype.
+TORCHLET_HD constexpr bool is_predicate(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
+         op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::LogicalAnd ||
+         op == BinaryOp::LogicalOr;
+}
+
+// out = f(x) of x's dtype: float32, or int64 for Neg, Abs and Sign (unary_takes_int64).
+enum class UnaryOp : uint8_t {
+  Neg,
+  Abs,
+  Sign,
+  Exp,
+  Log,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  Sigmoid,
+  Tanh,
+  Erf,
+  Sin,
+  Cos,
+  Reciprocal,
+};
+inline constexpr int kUnaryOps = static_cast<int>(UnaryOp::Reciprocal) + 1;
+
+template <typename T>
+TORCHLET_HD T binary_value(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::Add: return static_cast<T>(x + y);
+    case BinaryOp::Sub: return static_cast<T>(x - y);
+    case BinaryOp::Mul: return static_cast<T>(x * y);
+    case BinaryOp::Div: return static_cast<T>(x / y);
+    case BinaryOp::Maximum:
+      if constexpr (sizeof(T) == 4) {  // float: NaN wins, as torch.maximum
+        if (x != x || y != y) return x + y;
+      }
+      return x > y ? x : y;
+    case BinaryOp::Minimum:
+      if constexpr (sizeof(T) == 4) {
+        if (x != x || y != y) return x + y;
+      }
+      return x < y ? x : y;
+    case BinaryOp::Pow:
+      if constexpr (sizeof(T) == 4) {
+        return powf(x, y);
+      } else {  // integer powers by squaring; negative exponents give 0 except for |x| == 1
+        if (y < 0) return x == 1 ? T(1) : x == -1 ? (y % 2 ? T(-1) : T(1)) : T(0);
+        T result = 1, base = x;
+        for (T e = y; e > 0; e >>= 1) {
+          if (e & 1) result *= base;
+          base *= base;
+        }
+        return result;
+      }
+    default: return T{};
+  }
+}
+
+template <typename T>
+TORCHLET_HD bool binary_predicate(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::Eq: return x == y;
+    case BinaryOp::Ne: return x != y;
+    case BinaryOp::Lt: return x < y;
+    case BinaryOp::Le: return x <= y;
+    case BinaryOp::Gt: return x > y;
+    case BinaryOp::Ge: return x >= y;
+    case BinaryOp::LogicalAnd: return x != T(0) && y != T(0);
+    case BinaryOp::LogicalOr: return x != T(0) || y != T(0);
+    default: return false;
+  }
+}
+
+TORCHLET_HD float unary_value(UnaryOp op, float x) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Abs: return fabsf(x);
+    case UnaryOp::Sign: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f;  // NaN: 0, as PyTorch
+    case UnaryOp::Exp: return expf(x);
+    case UnaryOp::Log: return logf(x);
+    case UnaryOp::Log1p: return log1pf(x);
+    case UnaryOp::Expm1: return expm1f(x);
+    case UnaryOp::Sqrt: return sqrtf(x);
+    case UnaryOp::Rsqrt: return 1.0f / sqrtf(x);
+    case UnaryOp::Sigmoid:  // never exp of a large positive number: no overflow to inf / inf
+      if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+      return expf(x) / (1.0f + expf(x));
+    case UnaryOp::Tanh: return tanhf(x);
+    case UnaryOp::Erf: return erff(x);
+    case UnaryOp::Sin: return sinf(x);
+    case UnaryOp::Cos: return cosf(x);
+    case UnaryOp::Reciprocal: return 1.0f / x;
+    default: return x;
+  }
+}
+
+TORCHLET_HD int64_t unary_value(UnaryOp op, int64_t x) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Abs: return x < 0 ? -x : x;
+    case UnaryOp::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
+    default: return x;
+  }
+}
+
+// The ops unary_value computes for int64 (the others need float32).
+TORCHLET_HD constexpr bool unary_takes_int64(UnaryOp op) {
+  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sign;
+}
+
+}  // namespace torchlet::backend
