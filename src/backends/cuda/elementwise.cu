@@ -17,8 +17,8 @@ __global__ void cast_kernel(const In* in, Out* out, int64_t n) {
 }
 
 template <typename T>
-__global__ void strided_copy_kernel(const T* a, T* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
+__global__ void strided_copy_kernel(const T* a, T* out, Loop g, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
     out[ob] = a[oa];
@@ -26,20 +26,20 @@ __global__ void strided_copy_kernel(const T* a, T* out, Geometry g) {
 }
 
 template <typename T>
-__device__ inline T apply(Binary op, T x, T y) {
+__device__ inline T apply(BinaryOp op, T x, T y) {
   switch (op) {
-    case Binary::Add: return x + y;
-    case Binary::Sub: return x - y;
-    case Binary::Mul: return x * y;
-    case Binary::Div: return x / y;
-    case Binary::Eq: break;
+    case BinaryOp::Add: return static_cast<T>(x + y);
+    case BinaryOp::Sub: return static_cast<T>(x - y);
+    case BinaryOp::Mul: return static_cast<T>(x * y);
+    case BinaryOp::Div: return static_cast<T>(x / y);
+    case BinaryOp::Eq: break;
   }
   return T{};
 }
 
 template <typename T>
-__global__ void binary_kernel(Binary op, const T* a, const T* b, T* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
+__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, T* out, Loop g, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
     out[i] = apply(op, a[oa], b[ob]);
@@ -47,15 +47,15 @@ __global__ void binary_kernel(Binary op, const T* a, const T* b, T* out, Geometr
 }
 
 template <typename T>
-__global__ void equal_kernel(const T* a, const T* b, bool* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
+__global__ void equal_kernel(const T* a, const T* b, bool* out, Loop g, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
     out[i] = a[oa] == b[ob];
   }
 }
 
-__global__ void binary_scalar_kernel(Binary op, const float* a, float s, bool scalar_first,
+__global__ void binary_scalar_kernel(BinaryOp op, const float* a, float s, bool scalar_first,
                                      float* out, int64_t n) {
   TORCHLET_GRID_STRIDE(i, n) out[i] = scalar_first ? apply(op, s, a[i]) : apply(op, a[i], s);
 }
@@ -86,17 +86,18 @@ __global__ void relu_backward_kernel(const float* x, const float* dy, float* dx,
 
 }  // namespace
 
-void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+void fill(void* out, DType dtype, int64_t n, double value, cudaStream_t stream) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n,
                                                         static_cast<T>(value));
   });
 }
 
-void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream) {
-  with_type(in_type, [&](auto in_zero) {
-    with_type(out_type, [&](auto out_zero) {
+void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n,
+          cudaStream_t stream) {
+  with_type(in_dtype, [&](auto in_zero) {
+    with_type(out_dtype, [&](auto out_zero) {
       using In = decltype(in_zero);
       using Out = decltype(out_zero);
       cast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const In*>(in),
@@ -105,30 +106,32 @@ void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cud
   });
 }
 
-void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+void strided_copy(const void* a, void* out, DType dtype, const Loop& loop, cudaStream_t stream) {
+  const int64_t n = loop.shape.numel();
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
-    strided_copy_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(static_cast<const T*>(a),
-                                                                      static_cast<T*>(out), g);
+    strided_copy_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(a),
+                                                                static_cast<T*>(out), loop, n);
   });
 }
 
-void binary(Binary op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out, const Loop& loop,
             cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  const int64_t n = loop.shape.numel();
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* ta = static_cast<const T*>(a);
     const T* tb = static_cast<const T*>(b);
-    if (op == Binary::Eq)
-      equal_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(ta, tb, static_cast<bool*>(out),
-                                                                 g);
+    if (op == BinaryOp::Eq)
+      equal_kernel<<<blocks_for(n), kThreads, 0, stream>>>(ta, tb, static_cast<bool*>(out), loop,
+                                                           n);
     else
-      binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out),
-                                                                  g);
+      binary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out), loop,
+                                                            n);
   });
 }
 
-void binary_scalar(Binary op, const float* a, float s, bool scalar_first, float* out, int64_t n,
+void binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out, int64_t n,
                    cudaStream_t stream) {
   binary_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, s, scalar_first, out, n);
 }

@@ -10,60 +10,24 @@
 
 namespace torchlet::backend::cuda {
 
-namespace {
-
-kernels::Type type_of(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return kernels::Type::Float32;
-    case DType::Int64: return kernels::Type::Int64;
-    case DType::Bool: return kernels::Type::Bool;
-  }
-  return kernels::Type::Float32;
-}
-
-kernels::Binary binary_of(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: return kernels::Binary::Add;
-    case BinaryOp::Sub: return kernels::Binary::Sub;
-    case BinaryOp::Mul: return kernels::Binary::Mul;
-    case BinaryOp::Div: return kernels::Binary::Div;
-    case BinaryOp::Eq: return kernels::Binary::Eq;
-  }
-  return kernels::Binary::Add;
-}
-
-kernels::Geometry geometry_of(const Loop& loop) {
-  kernels::Geometry g{};
-  g.ndim = loop.shape.size();
-  g.numel = loop.shape.numel();
-  for (int d = 0; d < g.ndim; ++d) {
-    g.size[d] = loop.shape[d];
-    g.stride_a[d] = loop.stride_a[d];
-    g.stride_b[d] = loop.stride_b[d];
-  }
-  return g;
-}
-
-}  // namespace
-
 void CudaBackend::fill(void* out, DType dtype, int64_t n, double value) {
   if (n == 0) return;
   activate();
-  kernels::fill(out, type_of(dtype), n, value, stream_);
+  kernels::fill(out, dtype, n, value, stream_);
   check_launch("fill_");
 }
 
 void CudaBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::cast(in, type_of(in_dtype), out, type_of(out_dtype), n, stream_);
+  kernels::cast(in, in_dtype, out, out_dtype, n, stream_);
   check_launch("to(dtype)");
 }
 
 void CudaBackend::strided_copy(const void* a, void* out, DType dtype, const Loop& loop) {
   if (loop.shape.numel() == 0) return;
   activate();
-  kernels::strided_copy(a, out, type_of(dtype), geometry_of(loop), stream_);
+  kernels::strided_copy(a, out, dtype, loop, stream_);
   check_launch("copy_");
 }
 
@@ -71,7 +35,7 @@ void CudaBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b,
                          const Loop& loop) {
   if (loop.shape.numel() == 0) return;
   activate();
-  kernels::binary(binary_of(op), type_of(dtype), a, b, out, geometry_of(loop), stream_);
+  kernels::binary(op, dtype, a, b, out, loop, stream_);
   check_launch("binary op");
 }
 
@@ -80,7 +44,7 @@ void CudaBackend::binary_scalar(BinaryOp op, const float* a, float s, bool scala
   TORCHLET_ASSERT(op != BinaryOp::Eq, "binary_scalar has no float result for ==");
   if (n == 0) return;
   activate();
-  kernels::binary_scalar(binary_of(op), a, s, scalar_first, out, n, stream_);
+  kernels::binary_scalar(op, a, s, scalar_first, out, n, stream_);
   check_launch("binary op with a scalar");
 }
 
@@ -121,7 +85,7 @@ void CudaBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r,
       ones_ = nullptr;
       ones_ = static_cast<float*>(allocate(static_cast<std::size_t>(r) * sizeof(float)));
       ones_count_ = r;
-      kernels::fill(ones_, kernels::Type::Float32, r, 1.0, stream_);
+      kernels::fill(ones_, DType::Float32, r, 1.0, stream_);
       check_launch("sum");
     }
     const float beta = 0.0f;
@@ -141,7 +105,7 @@ void CudaBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t 
                              int64_t inner) {
   if (outer * inner == 0) return;
   activate();
-  kernels::argmax_dim(in, type_of(dtype), out, outer, r, inner, stream_);
+  kernels::argmax_dim(in, dtype, out, outer, r, inner, stream_);
   check_launch("argmax");
 }
 
@@ -186,7 +150,7 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& p = params[k];
     if (p.n == 0) continue;
-    chunk.u[chunk.count++] = {p.param, p.grad, p.state1, p.state2, p.n, p.step};
+    chunk.u[chunk.count++] = p;
     if (chunk.count == kernels::kMaxUpdates) {
       launch(chunk);
       chunk.count = 0;
@@ -199,18 +163,16 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
 
 void CudaBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions& o) {
   activate();
-  const kernels::Sgd options{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov};
   for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
-    kernels::sgd_step(chunk, options, stream_);
+    kernels::sgd_step(chunk, o, stream_);
     check_launch("SGD.step");
   });
 }
 
 void CudaBackend::adam_step(const ParamUpdate* params, int count, const AdamOptions& o) {
   activate();
-  const kernels::Adam options{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay};
   for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
-    kernels::adam_step(chunk, options, stream_);
+    kernels::adam_step(chunk, o, stream_);
     check_launch("Adam.step");
   });
 }

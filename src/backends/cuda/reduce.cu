@@ -99,9 +99,9 @@ void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inne
   }
 }
 
-void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                 cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     argmax_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(static_cast<const T*>(in),
                                                                       out, outer, r, inner);
