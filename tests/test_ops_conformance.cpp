@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "ops_golden.h"
 #include "testing.h"
 
 namespace torchlet {
@@ -118,15 +119,8 @@ const std::map<std::string, BinaryRow>& binary_rows() {
   return rows;
 }
 
-const json& golden() {
-  static const json data = [] {
-    std::ifstream in(TORCHLET_FIXTURES_DIR "/ops_golden.json");
-    return json::parse(in);
-  }();
-  return data;
-}
-
-std::vector<float> floats(const json& j) { return j.get<std::vector<float>>(); }
+using testing::floats;
+const json& golden() { return testing::ops_golden(); }
 
 // The reference applied elementwise, in double.
 std::vector<float> reference_of(const std::function<double(double)>& f,

@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "torchlet/tensor.h"
 
@@ -17,6 +19,41 @@ struct Size2 {
 };
 
 Tensor matmul(const Tensor& a, const Tensor& b);  // [m, k] x [k, n] -> [m, n]
+
+// --- reductions: an empty dims list means every dim ------------------------------------------
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+// The largest (smallest) value along dim and its first index (NaN wins); the gradient goes to
+// that index.
+std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor max(const Tensor& x);  // the largest element, 0-dim
+Tensor min(const Tensor& x);
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+Tensor prod(const Tensor& x);
+Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false);
+// Variance with Bessel's correction by default (correction 0: the population variance).
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, double correction = 1.0,
+           bool keepdim = false);
+Tensor std(const Tensor& x, const std::vector<int64_t>& dims = {}, double correction = 1.0,
+           bool keepdim = false);
+// The p-norm over dims (p may be infinity).
+Tensor norm(const Tensor& x, double p = 2.0, const std::vector<int64_t>& dims = {},
+            bool keepdim = false);
+Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+Tensor all(const Tensor& x);
+Tensor any(const Tensor& x);
+Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor cumsum(const Tensor& x, int64_t dim);
+
+// --- joining ----------------------------------------------------------------------------------
+// The tensors joined along dim (all other sizes equal); dtypes promote.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// The tensors (all of one shape) joined along a new dimension dim.
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
 // --- elementwise maths (float32; abs, neg and sign also int64), differentiable ----------------
 Tensor exp(const Tensor& x);

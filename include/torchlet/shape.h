@@ -21,9 +21,10 @@ class Shape {
   Shape(std::span<const int64_t> sizes);        // NOLINT
   Shape(const std::vector<int64_t>& sizes) : Shape(std::span<const int64_t>(sizes)) {}  // NOLINT
 
-  int size() const noexcept { return ndim_; }
+  // constexpr, so that CUDA kernels (nvcc's --expt-relaxed-constexpr) read a Shape too.
+  constexpr int size() const noexcept { return ndim_; }
   bool empty() const noexcept { return ndim_ == 0; }
-  int64_t operator[](int i) const noexcept { return sizes_[i]; }
+  constexpr int64_t operator[](int i) const noexcept { return sizes_[i]; }
   int64_t& operator[](int i) noexcept { return sizes_[i]; }
   const int64_t* begin() const noexcept { return sizes_.data(); }
   const int64_t* end() const noexcept { return sizes_.data() + ndim_; }

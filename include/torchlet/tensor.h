@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "torchlet/device.h"
@@ -81,8 +82,29 @@ class Tensor {
   Tensor t() const;                                                 // 2-D transpose
   Tensor slice(int64_t dim, int64_t start, int64_t end) const;      // [start, end) along dim
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;  // slice by length
-  Tensor reshape(const Shape& shape) const;                         // -1 infers one size
-  Tensor view(const Shape& shape) const { return reshape(shape); }
+  // The same elements in a new shape (-1 infers one size): a view when the strides allow it
+  // (always for contiguous tensors), else a copy.
+  Tensor reshape(const Shape& shape) const;
+  // Always a view; throws as PyTorch does when the strides do not allow one (use reshape).
+  Tensor view(const Shape& shape) const;
+  bool can_view(const Shape& shape) const;
+  // N-d views, as PyTorch's: dims reordered, two swapped, a size-1 dimension added or removed,
+  // size-1 dimensions repeated with stride 0 (-1 keeps a size), one dimension split in several.
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(const Shape& sizes) const;
+  Tensor unflatten(int64_t dim, const std::vector<int64_t>& sizes) const;
+  // The sub-tensor at `index` along dim (that dimension removed); x[i] is x.select(0, i).
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const;
+  // Views of pieces of split_size (the last may be smaller) / of `chunks` nearly equal pieces.
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  // The tensor tiled repeats[i] times along dimension i (leading repeats add dimensions).
+  Tensor repeat(const std::vector<int64_t>& repeats) const;
 
   // --- math (see functional.h for the free functions) ------------------------------------------
   Tensor matmul(const Tensor& other) const;
@@ -91,6 +113,18 @@ class Tensor {
   Tensor mean() const;
   Tensor mean(int64_t dim, bool keepdim = false) const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor all() const;
+  Tensor any() const;
   Tensor relu() const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;

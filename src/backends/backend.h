@@ -137,6 +137,13 @@ class Backend {
   // The same sum of int64 values (exact; bool tensors are summed as int64, as in PyTorch).
   virtual void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                              int64_t inner) = 0;
+  // out[o, i] = the max, min or product over j of in[o, j, i] (r >= 1 for Max and Min); float32
+  // or int64 in and out.
+  virtual void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
+                          int64_t r, int64_t inner) = 0;
+  // out[o, j, i] = sum_{k <= j} in[o, k, i]; float32 (accumulated in double) or int64.
+  virtual void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                          int64_t inner) = 0;
   // out[o, i] = the first j with the largest in[o, j, i]; in is float32 or int64.
   virtual void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                           int64_t inner) = 0;

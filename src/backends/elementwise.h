@@ -65,6 +65,22 @@ enum class UnaryOp : uint8_t {
 };
 inline constexpr int kUnaryOps = static_cast<int>(UnaryOp::Reciprocal) + 1;
 
+// Reductions along one dimension other than sums (backend::reduce_dim). Max and Min propagate NaN.
+enum class ReduceOp : uint8_t { Max, Min, Prod };
+
+template <typename T>
+TORCHLET_HD T reduce_init(ReduceOp op, T first) {
+  return op == ReduceOp::Prod ? T(1) : first;
+}
+
+template <typename T>
+TORCHLET_HD T reduce_step(ReduceOp op, T acc, T x) {
+  if (op == ReduceOp::Prod) return static_cast<T>(acc * x);
+  if (x != x) return x;  // NaN wins (only floats compare unequal to themselves)
+  if (acc != acc) return acc;
+  return op == ReduceOp::Max ? (x > acc ? x : acc) : (x < acc ? x : acc);
+}
+
 template <typename T>
 TORCHLET_HD T binary_value(BinaryOp op, T x, T y) {
   switch (op) {

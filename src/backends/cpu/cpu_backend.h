@@ -43,6 +43,10 @@ class CpuBackend final : public Backend {
                float scale) override;
   void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                      int64_t inner) override;
+  void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                  int64_t inner) override;
+  void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                  int64_t inner) override;
   void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,

@@ -54,6 +54,49 @@ void CpuBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, i
                });
 }
 
+void CpuBackend::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
+                            int64_t r, int64_t inner) {
+  profile::record_launch();
+  auto go = [&]<typename T>() {
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    parallel_for(outer * inner, std::max<int64_t>(kParallelGrain / std::max<int64_t>(r, 1), 1),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t k = first; k < last; ++k) {
+                     const T* col = x + (k / inner) * r * inner + k % inner;
+                     T acc = reduce_init(op, col[0]);
+                     for (int64_t j = op == ReduceOp::Prod ? 0 : 1; j < r; ++j)
+                       acc = reduce_step(op, acc, col[j * inner]);
+                     y[k] = acc;
+                   }
+                 });
+  };
+  if (dtype == DType::Int64) return go.template operator()<int64_t>();
+  go.template operator()<float>();
+}
+
+void CpuBackend::cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                            int64_t inner) {
+  profile::record_launch();
+  auto go = [&]<typename T, typename Acc>() {
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    parallel_for(outer * inner, std::max<int64_t>(kParallelGrain / std::max<int64_t>(r, 1), 1),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t k = first; k < last; ++k) {
+                     const int64_t base = (k / inner) * r * inner + k % inner;
+                     Acc acc = 0;
+                     for (int64_t j = 0; j < r; ++j) {
+                       acc += x[base + j * inner];
+                       y[base + j * inner] = static_cast<T>(acc);
+                     }
+                   }
+                 });
+  };
+  if (dtype == DType::Int64) return go.template operator()<int64_t, int64_t>();
+  go.template operator()<float, double>();
+}
+
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                             int64_t inner) {
   profile::record_launch();

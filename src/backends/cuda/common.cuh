@@ -18,24 +18,24 @@ inline unsigned blocks_for(int64_t n) {
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
 // Offsets of a and b for the contiguous output position i.
-__device__ inline void offsets(const Geometry& g, int64_t i, int64_t& oa, int64_t& ob) {
+__device__ inline void offsets(const Loop& g, int64_t i, int64_t& oa, int64_t& ob) {
   oa = 0;
   ob = 0;
-  for (int d = g.ndim - 1; d >= 0; --d) {
-    const int64_t k = i % g.size[d];
-    i /= g.size[d];
+  for (int d = g.shape.size() - 1; d >= 0; --d) {
+    const int64_t k = i % g.shape[d];
+    i /= g.shape[d];
     oa += k * g.stride_a[d];
     ob += k * g.stride_b[d];
   }
 }
 
-// Calls f(T{}) with T the C++ type of `type`.
+// Calls f(T{}) with T the C++ type of `dtype`.
 template <typename F>
-void with_type(Type type, F&& f) {
-  switch (type) {
-    case Type::Float32: f(float{}); return;
-    case Type::Int64: f(int64_t{}); return;
-    case Type::Bool: f(bool{}); return;
+void with_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: f(float{}); return;
+    case DType::Int64: f(int64_t{}); return;
+    case DType::Bool: f(bool{}); return;
   }
 }
 

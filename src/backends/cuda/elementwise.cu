@@ -19,8 +19,8 @@ __global__ void cast_kernel(const In* in, Out* out, int64_t n) {
 }
 
 template <typename T>
-__global__ void strided_copy_kernel(const T* a, T* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
+__global__ void strided_copy_kernel(const T* a, T* out, Loop g, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
     out[ob] = a[oa];
@@ -37,8 +37,8 @@ __device__ inline Out apply(BinaryOp op, T x, T y) {
 }
 
 template <typename T, typename Out>
-__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, Out* out, Geometry g) {
-  TORCHLET_GRID_STRIDE(i, g.numel) {
+__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, Out* out, Loop g, int64_t n) {
+  TORCHLET_GRID_STRIDE(i, n) {
     int64_t oa, ob;
     offsets(g, i, oa, ob);
     out[i] = apply<T, Out>(op, a[oa], b[ob]);
@@ -89,17 +89,18 @@ __global__ void relu_backward_kernel(const float* x, const float* dy, float* dx,
 
 }  // namespace
 
-void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+void fill(void* out, DType dtype, int64_t n, double value, cudaStream_t stream) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n,
                                                         static_cast<T>(value));
   });
 }
 
-void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream) {
-  with_type(in_type, [&](auto in_zero) {
-    with_type(out_type, [&](auto out_zero) {
+void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n,
+          cudaStream_t stream) {
+  with_type(in_dtype, [&](auto in_zero) {
+    with_type(out_dtype, [&](auto out_zero) {
       using In = decltype(in_zero);
       using Out = decltype(out_zero);
       cast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const In*>(in),
@@ -108,32 +109,34 @@ void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cud
   });
 }
 
-void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+void strided_copy(const void* a, void* out, DType dtype, const Loop& loop, cudaStream_t stream) {
+  const int64_t n = loop.shape.numel();
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
-    strided_copy_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(static_cast<const T*>(a),
-                                                                      static_cast<T*>(out), g);
+    strided_copy_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(a),
+                                                                static_cast<T*>(out), loop, n);
   });
 }
 
-void binary(BinaryOp op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out, const Loop& loop,
             cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  const int64_t n = loop.shape.numel();
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* ta = static_cast<const T*>(a);
     const T* tb = static_cast<const T*>(b);
     if (is_predicate(op))
-      binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb,
-                                                                  static_cast<bool*>(out), g);
+      binary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, ta, tb, static_cast<bool*>(out),
+                                                            loop, n);
     else
-      binary_kernel<<<blocks_for(g.numel), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out),
-                                                                  g);
+      binary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, ta, tb, static_cast<T*>(out), loop,
+                                                            n);
   });
 }
 
-void binary_scalar(BinaryOp op, Type type, const void* a, double s, bool scalar_first, void* out,
+void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first, void* out,
                    int64_t n, cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* ta = static_cast<const T*>(a);
     const T ts = static_cast<T>(s);
@@ -146,8 +149,8 @@ void binary_scalar(BinaryOp op, Type type, const void* a, double s, bool scalar_
   });
 }
 
-void unary(UnaryOp op, Type type, const void* in, void* out, int64_t n, cudaStream_t stream) {
-  if (type == Type::Int64)
+void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n, cudaStream_t stream) {
+  if (dtype == DType::Int64)
     unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const int64_t*>(in),
                                                          static_cast<int64_t*>(out), n);
   else
@@ -155,9 +158,9 @@ void unary(UnaryOp op, Type type, const void* in, void* out, int64_t n, cudaStre
                                                          static_cast<float*>(out), n);
 }
 
-void where(const bool* cond, Type type, const void* a, const void* b, void* out, int64_t n,
+void where(const bool* cond, DType dtype, const void* a, const void* b, void* out, int64_t n,
            cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     where_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
         cond, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);

@@ -20,9 +20,9 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
   if (k == 0) {  // nothing to multiply: C = beta * C (cuBLAS rejects the leading dimensions)
     for (int64_t row = 0; row < m; ++row) {
       if (beta == 0.0f)
-        kernels::fill(c + row * ldc, kernels::Type::Float32, n, 0.0, stream_);
+        kernels::fill(c + row * ldc, DType::Float32, n, 0.0, stream_);
       else
-        kernels::binary_scalar(BinaryOp::Mul, kernels::Type::Float32, c + row * ldc, beta, false,
+        kernels::binary_scalar(BinaryOp::Mul, DType::Float32, c + row * ldc, beta, false,
                                c + row * ldc, n, stream_);
       check_launch("matmul");
     }

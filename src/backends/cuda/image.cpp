@@ -6,33 +6,24 @@
 
 namespace torchlet::backend::cuda {
 
-namespace {
-
-kernels::Window window_of(const Window2d& w) {
-  return {w.batch,    w.channels, w.height, w.width, w.kernel_h, w.kernel_w,
-          w.stride_h, w.stride_w, w.pad_h,  w.pad_w, w.out_h,    w.out_w};
-}
-
-}  // namespace
-
 void CudaBackend::im2col(const float* image, float* col, const Window2d& w) {
   if (w.batch * w.out_h * w.out_w * w.channels * w.kernel_h * w.kernel_w == 0) return;
   activate();
-  kernels::im2col(image, col, window_of(w), stream_);
+  kernels::im2col(image, col, w, stream_);
   check_launch("conv2d (im2col)");
 }
 
 void CudaBackend::col2im(const float* col, float* image, const Window2d& w) {
   if (w.batch * w.channels * w.height * w.width == 0) return;
   activate();
-  kernels::col2im(col, image, window_of(w), stream_);
+  kernels::col2im(col, image, w, stream_);
   check_launch("conv2d backward (col2im)");
 }
 
 void CudaBackend::max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) {
   if (w.batch * w.channels * w.out_h * w.out_w == 0) return;
   activate();
-  kernels::max_pool2d_forward(x, y, argmax, window_of(w), stream_);
+  kernels::max_pool2d_forward(x, y, argmax, w, stream_);
   check_launch("max_pool2d");
 }
 
@@ -40,7 +31,7 @@ void CudaBackend::max_pool2d_backward(const float* dy, const int64_t* argmax, fl
                                       const Window2d& w) {
   if (w.batch * w.channels * w.height * w.width == 0) return;
   activate();
-  kernels::max_pool2d_backward(dy, argmax, dx, window_of(w), stream_);
+  kernels::max_pool2d_backward(dy, argmax, dx, w, stream_);
   check_launch("max_pool2d backward");
 }
 

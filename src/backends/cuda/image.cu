@@ -15,7 +15,7 @@ namespace {
 
 // One thread per col entry: row (c, ky, kx), column (b, oy, ox); consecutive threads write
 // consecutive entries and read neighbouring pixels of one image row.
-__global__ void im2col_kernel(const float* image, float* col, Window w) {
+__global__ void im2col_kernel(const float* image, float* col, Window2d w) {
   const int64_t window = w.kernel_h * w.kernel_w, rows = w.channels * window;
   const int64_t columns = w.batch * w.out_h * w.out_w;
   TORCHLET_GRID_STRIDE(k, rows * columns) {
@@ -43,7 +43,7 @@ __device__ inline int64_t window_at(int64_t i, int64_t k, int64_t pad, int64_t s
 // kernel offset (ky, kx): offsets ascending, or with Reverse descending, which visits the
 // windows in (oy, ox) order.
 template <bool Reverse, typename Visit>
-__device__ inline void for_each_window_reading(int64_t iy, int64_t ix, const Window& w,
+__device__ inline void for_each_window_reading(int64_t iy, int64_t ix, const Window2d& w,
                                                Visit&& visit) {
   for (int64_t i = 0; i < w.kernel_h; ++i) {
     const int64_t ky = Reverse ? w.kernel_h - 1 - i : i;
@@ -59,7 +59,7 @@ __device__ inline void for_each_window_reading(int64_t iy, int64_t ix, const Win
 
 // One thread per image pixel. Kernel offsets run upwards, (ky, kx) ascending: the order in which
 // the CPU's scatter (one col row after another) adds them.
-__global__ void col2im_kernel(const float* col, float* image, Window w) {
+__global__ void col2im_kernel(const float* col, float* image, Window2d w) {
   const int64_t columns = w.batch * w.out_h * w.out_w;
   TORCHLET_GRID_STRIDE(k, w.batch * w.channels * w.height * w.width) {
     const int64_t ix = k % w.width, iy = k / w.width % w.height;
@@ -76,7 +76,7 @@ __global__ void col2im_kernel(const float* col, float* image, Window w) {
 
 // One thread per output: the window clipped to the image, scanned row by row; the first
 // largest value wins, and the first NaN ends the scan (NaN wins, as in PyTorch and on the CPU).
-__global__ void max_pool2d_forward_kernel(const float* x, float* y, int64_t* argmax, Window w) {
+__global__ void max_pool2d_forward_kernel(const float* x, float* y, int64_t* argmax, Window2d w) {
   TORCHLET_GRID_STRIDE(k, w.batch * w.channels * w.out_h * w.out_w) {
     const int64_t ox = k % w.out_w, oy = k / w.out_w % w.out_h;
     const float* plane = x + k / (w.out_w * w.out_h) * w.height * w.width;
@@ -109,7 +109,7 @@ __global__ void max_pool2d_forward_kernel(const float* x, float* y, int64_t* arg
 // the CPU's scatter (one output after another) adds them, adding dy where the window's argmax
 // is this pixel.
 __global__ void max_pool2d_backward_kernel(const float* dy, const int64_t* argmax, float* dx,
-                                           Window w) {
+                                           Window2d w) {
   const int64_t outputs = w.out_h * w.out_w;
   TORCHLET_GRID_STRIDE(k, w.batch * w.channels * w.height * w.width) {
     const int64_t ix = k % w.width, iy = k / w.width % w.height;
@@ -135,23 +135,23 @@ __global__ void dropout_forward_kernel(const float* x, float* y, float* mask, in
 
 }  // namespace
 
-void im2col(const float* image, float* col, const Window& w, cudaStream_t stream) {
+void im2col(const float* image, float* col, const Window2d& w, cudaStream_t stream) {
   const int64_t n = w.batch * w.out_h * w.out_w * w.channels * w.kernel_h * w.kernel_w;
   im2col_kernel<<<blocks_for(n), kThreads, 0, stream>>>(image, col, w);
 }
 
-void col2im(const float* col, float* image, const Window& w, cudaStream_t stream) {
+void col2im(const float* col, float* image, const Window2d& w, cudaStream_t stream) {
   const int64_t n = w.batch * w.channels * w.height * w.width;
   col2im_kernel<<<blocks_for(n), kThreads, 0, stream>>>(col, image, w);
 }
 
-void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window& w,
+void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w,
                         cudaStream_t stream) {
   const int64_t n = w.batch * w.channels * w.out_h * w.out_w;
   max_pool2d_forward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, argmax, w);
 }
 
-void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx, const Window& w,
+void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx, const Window2d& w,
                          cudaStream_t stream) {
   const int64_t n = w.batch * w.channels * w.height * w.width;
   max_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dy, argmax, dx, w);

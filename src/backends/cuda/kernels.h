@@ -1,7 +1,9 @@
-// The CUDA kernels' launchers: plain C++ declarations that both nvcc (the .cu files that
-// define them) and the host compiler (cuda_backend.cpp, which calls them) read. Every launcher
-// queues its kernel on `stream` and returns at once; none checks its arguments (the ops layer
-// did) and none throws: the caller checks cudaGetLastError() after it.
+// The CUDA kernels' launchers: plain C++20 declarations that both nvcc (the .cu files that
+// define them) and the host compiler (the backend's .cpp files, which call them) read, in the
+// backend interface's own vocabulary (backend.h: DType, BinaryOp, Loop, Window2d, ParamUpdate,
+// SgdOptions, AdamOptions). Every launcher queues its kernel on `stream` and returns at once;
+// none checks its arguments (the ops layer did) and none throws: the caller checks
+// cudaGetLastError() after it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,25 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/elementwise.h"
+#include "backends/backend.h"
 
 namespace torchlet::backend::cuda::kernels {
 
-inline constexpr int kMaxDims = 6;  // Shape::kMaxDims
 inline constexpr int kThreads = 256;
-
-// Mirrors torchlet::DType (the .cu files do not include that C++20 header). The op codes come
-// from backends/elementwise.h, which both compilers read.
-enum class Type : uint8_t { Float32, Int64, Bool };
-
-// An n-d loop: the output is contiguous over `size`; a and b are read with their strides.
-struct Geometry {
-  int ndim;
-  int64_t numel;
-  int64_t size[kMaxDims];
-  int64_t stride_a[kMaxDims];
-  int64_t stride_b[kMaxDims];
-};
 
 // Errors a kernel can only find on the device (an index out of range): the first bad value is
 // written to *flag (host-mapped memory, read by the host after its next synchronisation).
@@ -37,16 +25,17 @@ struct ErrorFlag {
 inline constexpr int64_t kNoError = INT64_MIN;
 
 // --- elementwise (elementwise.cu) -------------------------------------------------------------
-void fill(void* out, Type type, int64_t n, double value, cudaStream_t stream);
-void cast(const void* in, Type in_type, void* out, Type out_type, int64_t n, cudaStream_t stream);
-void strided_copy(const void* a, void* out, Type type, const Geometry& g, cudaStream_t stream);
+void fill(void* out, DType dtype, int64_t n, double value, cudaStream_t stream);
+void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n,
+          cudaStream_t stream);
+void strided_copy(const void* a, void* out, DType dtype, const Loop& loop, cudaStream_t stream);
 // Predicates (is_predicate) write bool; arithmetic takes float32 or int64.
-void binary(BinaryOp op, Type type, const void* a, const void* b, void* out, const Geometry& g,
+void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out, const Loop& loop,
             cudaStream_t stream);
-void binary_scalar(BinaryOp op, Type type, const void* a, double s, bool scalar_first, void* out,
+void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first, void* out,
                    int64_t n, cudaStream_t stream);
-void unary(UnaryOp op, Type type, const void* in, void* out, int64_t n, cudaStream_t stream);
-void where(const bool* cond, Type type, const void* a, const void* b, void* out, int64_t n,
+void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n, cudaStream_t stream);
+void where(const bool* cond, DType dtype, const void* a, const void* b, void* out, int64_t n,
            cudaStream_t stream);
 // Rows with an index outside [0, rows) are zero-filled and reported through `error`.
 void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
@@ -59,7 +48,11 @@ void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inne
              cudaStream_t stream);
 void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                    cudaStream_t stream);
-void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                int64_t inner, cudaStream_t stream);
+void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r, int64_t inner,
+                cudaStream_t stream);
+void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                 cudaStream_t stream);
 void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner, bool log,
                      cudaStream_t stream);
@@ -74,51 +67,29 @@ void cross_entropy_backward(const float* probs, const int64_t* target, const flo
                             float* dlogits, int64_t n, int64_t c, cudaStream_t stream);
 
 // --- images (image.cu) ---------------------------------------------------------------------------
-// Mirrors backend::Window2d: NCHW input [batch, channels, height, width]; output pixel (oy, ox)
-// covers rows oy*stride_h - pad_h + [0, kernel_h) and columns ox*stride_w - pad_w + [0, kernel_w).
-struct Window {
-  int64_t batch, channels, height, width;
-  int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
-  int64_t out_h, out_w;
-};
 // col [batch*out_h*out_w, channels*kernel_h*kernel_w] = the windows of image (0 in the padding).
-void im2col(const float* image, float* col, const Window& w, cudaStream_t stream);
+void im2col(const float* image, float* col, const Window2d& w, cudaStream_t stream);
 // image (overwritten) = the sum of the col entries that read each pixel: one thread per pixel
 // gathers them in the CPU's order, so no atomics and the same float sums.
-void col2im(const float* col, float* image, const Window& w, cudaStream_t stream);
+void col2im(const float* col, float* image, const Window2d& w, cudaStream_t stream);
 // One thread per output: the first largest valid input (NaN wins), argmax = iy*width + ix.
-void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window& w,
+void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w,
                         cudaStream_t stream);
 // dx (overwritten): one thread per input pixel sums dy over the windows whose argmax it is.
-void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx, const Window& w,
+void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx, const Window2d& w,
                          cudaStream_t stream);
 // mask[i] = dropout_mask(seed, i, p) (backends/counter_rng.h); y[i] = x[i] * mask[i].
 void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p, uint64_t seed,
                      cudaStream_t stream);
 
 // --- optimizers: every parameter of a step in one launch (optim.cu) ----------------------------
-struct Update {
-  float* param;
-  const float* grad;
-  float* state1;  // SGD momentum buffer / Adam exp_avg
-  float* state2;  // Adam exp_avg_sq
-  int64_t n;
-  int64_t step;
-};
 inline constexpr int kMaxUpdates = 48;  // per launch: the arguments stay under 4 KiB
 struct Updates {
   int count;
-  Update u[kMaxUpdates];
+  ParamUpdate u[kMaxUpdates];
 };
-struct Sgd {
-  float lr, momentum, dampening, weight_decay;
-  bool nesterov;
-};
-struct Adam {
-  float lr, beta1, beta2, eps, weight_decay;
-};
-void sgd_step(const Updates& updates, const Sgd& options, cudaStream_t stream);
-void adam_step(const Updates& updates, const Adam& options, cudaStream_t stream);
+void sgd_step(const Updates& updates, const SgdOptions& options, cudaStream_t stream);
+void adam_step(const Updates& updates, const AdamOptions& options, cudaStream_t stream);
 
 // --- a small MLP's whole training step in one thread block (mlp.cu) ----------------------------
 inline constexpr int kMlpMaxLayers = 8;

@@ -10,49 +10,24 @@
 
 namespace torchlet::backend::cuda {
 
-namespace {
-
-kernels::Type type_of(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return kernels::Type::Float32;
-    case DType::Int64: return kernels::Type::Int64;
-    case DType::Bool: return kernels::Type::Bool;
-  }
-  return kernels::Type::Float32;
-}
-
-kernels::Geometry geometry_of(const Loop& loop) {
-  kernels::Geometry g{};
-  g.ndim = loop.shape.size();
-  g.numel = loop.shape.numel();
-  for (int d = 0; d < g.ndim; ++d) {
-    g.size[d] = loop.shape[d];
-    g.stride_a[d] = loop.stride_a[d];
-    g.stride_b[d] = loop.stride_b[d];
-  }
-  return g;
-}
-
-}  // namespace
-
 void CudaBackend::fill(void* out, DType dtype, int64_t n, double value) {
   if (n == 0) return;
   activate();
-  kernels::fill(out, type_of(dtype), n, value, stream_);
+  kernels::fill(out, dtype, n, value, stream_);
   check_launch("fill_");
 }
 
 void CudaBackend::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::cast(in, type_of(in_dtype), out, type_of(out_dtype), n, stream_);
+  kernels::cast(in, in_dtype, out, out_dtype, n, stream_);
   check_launch("to(dtype)");
 }
 
 void CudaBackend::strided_copy(const void* a, void* out, DType dtype, const Loop& loop) {
   if (loop.shape.numel() == 0) return;
   activate();
-  kernels::strided_copy(a, out, type_of(dtype), geometry_of(loop), stream_);
+  kernels::strided_copy(a, out, dtype, loop, stream_);
   check_launch("copy_");
 }
 
@@ -60,7 +35,7 @@ void CudaBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b,
                          const Loop& loop) {
   if (loop.shape.numel() == 0) return;
   activate();
-  kernels::binary(op, type_of(dtype), a, b, out, geometry_of(loop), stream_);
+  kernels::binary(op, dtype, a, b, out, loop, stream_);
   check_launch("binary op");
 }
 
@@ -68,14 +43,14 @@ void CudaBackend::binary_scalar(BinaryOp op, DType dtype, const void* a, double 
                                 bool scalar_first, void* out, int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::binary_scalar(op, type_of(dtype), a, s, scalar_first, out, n, stream_);
+  kernels::binary_scalar(op, dtype, a, s, scalar_first, out, n, stream_);
   check_launch("binary op with a scalar");
 }
 
 void CudaBackend::unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::unary(op, type_of(dtype), in, out, n, stream_);
+  kernels::unary(op, dtype, in, out, n, stream_);
   check_launch("unary op");
 }
 
@@ -83,7 +58,7 @@ void CudaBackend::where(const bool* cond, DType dtype, const void* a, const void
                         int64_t n) {
   if (n == 0) return;
   activate();
-  kernels::where(cond, type_of(dtype), a, b, out, n, stream_);
+  kernels::where(cond, dtype, a, b, out, n, stream_);
   check_launch("where");
 }
 
@@ -132,7 +107,7 @@ void CudaBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r,
       ones_ = nullptr;
       ones_ = static_cast<float*>(allocate(static_cast<std::size_t>(r) * sizeof(float)));
       ones_count_ = r;
-      kernels::fill(ones_, kernels::Type::Float32, r, 1.0, stream_);
+      kernels::fill(ones_, DType::Float32, r, 1.0, stream_);
       check_launch("sum");
     }
     const float beta = 0.0f;
@@ -148,11 +123,27 @@ void CudaBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r,
   check_launch("sum");
 }
 
+void CudaBackend::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
+                             int64_t r, int64_t inner) {
+  if (outer * inner == 0) return;
+  activate();
+  kernels::reduce_dim(op, dtype, in, out, outer, r, inner, stream_);
+  check_launch("reduction");
+}
+
+void CudaBackend::cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                             int64_t inner) {
+  if (outer * r * inner == 0) return;
+  activate();
+  kernels::cumsum_dim(dtype, in, out, outer, r, inner, stream_);
+  check_launch("cumsum");
+}
+
 void CudaBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                              int64_t inner) {
   if (outer * inner == 0) return;
   activate();
-  kernels::argmax_dim(in, type_of(dtype), out, outer, r, inner, stream_);
+  kernels::argmax_dim(in, dtype, out, outer, r, inner, stream_);
   check_launch("argmax");
 }
 
@@ -197,7 +188,7 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& p = params[k];
     if (p.n == 0) continue;
-    chunk.u[chunk.count++] = {p.param, p.grad, p.state1, p.state2, p.n, p.step};
+    chunk.u[chunk.count++] = p;
     if (chunk.count == kernels::kMaxUpdates) {
       launch(chunk);
       chunk.count = 0;
@@ -210,18 +201,16 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
 
 void CudaBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions& o) {
   activate();
-  const kernels::Sgd options{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov};
   for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
-    kernels::sgd_step(chunk, options, stream_);
+    kernels::sgd_step(chunk, o, stream_);
     check_launch("SGD.step");
   });
 }
 
 void CudaBackend::adam_step(const ParamUpdate* params, int count, const AdamOptions& o) {
   activate();
-  const kernels::Adam options{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay};
   for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
-    kernels::adam_step(chunk, options, stream_);
+    kernels::adam_step(chunk, o, stream_);
     check_launch("Adam.step");
   });
 }

@@ -7,8 +7,8 @@ namespace torchlet::backend::cuda::kernels {
 
 namespace {
 
-__global__ void sgd_kernel(Updates updates, Sgd o) {
-  const Update u = updates.u[blockIdx.y];
+__global__ void sgd_kernel(Updates updates, SgdOptions o) {
+  const ParamUpdate u = updates.u[blockIdx.y];
   const bool first = u.step == 1;
   TORCHLET_GRID_STRIDE(i, u.n) {
     float d = u.grad[i];
@@ -22,8 +22,8 @@ __global__ void sgd_kernel(Updates updates, Sgd o) {
   }
 }
 
-__global__ void adam_kernel(Updates updates, Adam o) {
-  const Update u = updates.u[blockIdx.y];
+__global__ void adam_kernel(Updates updates, AdamOptions o) {
+  const ParamUpdate u = updates.u[blockIdx.y];
   const double t = static_cast<double>(u.step);
   const float bias_correction1 = static_cast<float>(1.0 - pow(static_cast<double>(o.beta1), t));
   const float bias_correction2_sqrt =
@@ -51,11 +51,11 @@ dim3 grid_for(const Updates& updates) {
 
 }  // namespace
 
-void sgd_step(const Updates& updates, const Sgd& options, cudaStream_t stream) {
+void sgd_step(const Updates& updates, const SgdOptions& options, cudaStream_t stream) {
   sgd_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
 }
 
-void adam_step(const Updates& updates, const Adam& options, cudaStream_t stream) {
+void adam_step(const Updates& updates, const AdamOptions& options, cudaStream_t stream) {
   adam_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
 }
 

@@ -1,6 +1,8 @@
 // CUDA reductions over the middle axis of [outer, r, inner]: sum, argmax, (log_)softmax. Like
 // the CPU reference (backends/cpu/reduce.cpp) they accumulate in double, in a fixed order, so
 // results are deterministic run to run.
+#include <type_traits>
+
 #include "backends/cuda/common.cuh"
 
 namespace torchlet::backend::cuda::kernels {
@@ -47,6 +49,32 @@ __global__ void sum_int64_kernel(const int64_t* in, int64_t* out, int64_t outer,
     int64_t acc = 0;
     for (int64_t j = 0; j < r; ++j) acc += col[j * inner];
     out[k] = acc;
+  }
+}
+
+// One thread per output, reading along r with stride inner (coalesced across threads).
+template <typename T>
+__global__ void reduce_kernel(ReduceOp op, const T* in, T* out, int64_t outer, int64_t r,
+                              int64_t inner) {
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const T* col = in + (k / inner) * r * inner + k % inner;
+    T acc = reduce_init(op, col[0]);
+    for (int64_t j = op == ReduceOp::Prod ? 0 : 1; j < r; ++j)
+      acc = reduce_step(op, acc, col[j * inner]);
+    out[k] = acc;
+  }
+}
+
+template <typename T>
+__global__ void cumsum_kernel(const T* in, T* out, int64_t outer, int64_t r, int64_t inner) {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;  // as the CPU
+  TORCHLET_GRID_STRIDE(k, outer * inner) {
+    const int64_t base = (k / inner) * r * inner + k % inner;
+    Acc acc = 0;
+    for (int64_t j = 0; j < r; ++j) {
+      acc += in[base + j * inner];
+      out[base + j * inner] = static_cast<T>(acc);
+    }
   }
 }
 
@@ -115,9 +143,29 @@ void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, in
   sum_int64_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner);
 }
 
-void argmax_dim(const void* in, Type type, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
+                int64_t inner, cudaStream_t stream) {
+  if (dtype == DType::Int64)
+    reduce_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        op, static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, r, inner);
+  else
+    reduce_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        op, static_cast<const float*>(in), static_cast<float*>(out), outer, r, inner);
+}
+
+void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r, int64_t inner,
                 cudaStream_t stream) {
-  with_type(type, [&](auto zero) {
+  if (dtype == DType::Int64)
+    cumsum_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, r, inner);
+  else
+    cumsum_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        static_cast<const float*>(in), static_cast<float*>(out), outer, r, inner);
+}
+
+void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r, int64_t inner,
+                cudaStream_t stream) {
+  with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
     argmax_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(static_cast<const T*>(in),
                                                                       out, outer, r, inner);
