@@ -18,7 +18,18 @@ struct Size2 {
   int64_t h, w;
 };
 
-Tensor matmul(const Tensor& a, const Tensor& b);  // [m, k] x [k, n] -> [m, n]
+// Matrix products. matmul follows PyTorch: [m, k] x [k, n] -> [m, n]; a 1-D operand is a row
+// (first) or column (second) vector; N-D operands multiply their last two dimensions and
+// broadcast the rest ([B, m, k] x [k, n], [B, 1, m, k] x [C, k, n] -> [B, C, m, n]).
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);   // 2-D only
+Tensor bmm(const Tensor& a, const Tensor& b);  // [B, m, k] x [B, k, n]
+// beta * input + alpha * (a b), input broadcast to [m, n] ([B, m, n] for baddbmm).
+Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+Tensor outer(const Tensor& a, const Tensor& b);  // [n] x [m] -> [n, m]
 
 // --- reductions: an empty dims list means every dim ------------------------------------------
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
@@ -48,6 +59,34 @@ Tensor any(const Tensor& x);
 Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor cumsum(const Tensor& x, int64_t dim);
+
+// --- losses (torch.nn.functional's): reduction is "none", "mean" or "sum" -------------------
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const std::string& reduction = "mean", double beta = 1.0);
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                  double delta = 1.0);
+// input [N, C] log-probabilities, target [N] class indices; weight [C] (may be undefined); rows
+// whose target is ignore_index count for nothing; "mean" is the weighted mean.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                int64_t ignore_index = -100, const std::string& reduction = "mean");
+// cross_entropy with PyTorch's options (the two-argument form above is the fused kernel).
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     int64_t ignore_index = -100, const std::string& reduction = "mean",
+                     double label_smoothing = 0.0);
+// input probabilities in [0, 1]; each log is clamped at -100, as in PyTorch.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const Tensor& weight = Tensor(), const std::string& reduction = "mean");
+// input logits; pos_weight [C] weighs the positive term (both may be undefined).
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight = Tensor(),
+                                        const Tensor& pos_weight = Tensor(),
+                                        const std::string& reduction = "mean");
+// input log-probabilities; target probabilities (log-probabilities with log_target); reduction
+// also "batchmean" (the sum over the batch size, KL's true value).
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+              bool log_target = false);
 
 // --- joining ----------------------------------------------------------------------------------
 // The tensors joined along dim (all other sizes equal); dtypes promote.

@@ -108,6 +108,7 @@ class Tensor {
 
   // --- math (see functional.h for the free functions) ------------------------------------------
   Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor mean() const;

@@ -26,8 +26,8 @@ struct MatmulBackward final : autograd::Node {
   const char* name() const override { return "MatmulBackward"; }
   autograd::Grads apply(const Tensor& g) override {
     autograd::Grads grads;
-    if (needs_grad(0)) grads[0] = matmul(g, b.t());  // dA = dC B^T
-    if (needs_grad(1)) grads[1] = matmul(a.t(), g);  // dB = A^T dC
+    if (needs_grad(0)) grads[0] = mm(g, b.t());  // dA = dC B^T
+    if (needs_grad(1)) grads[1] = mm(a.t(), g);  // dB = A^T dC
     return grads;
   }
   Tensor a, b;
@@ -35,7 +35,8 @@ struct MatmulBackward final : autograd::Node {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+// The 2-D product: one GEMM.
+Tensor mm(const Tensor& a, const Tensor& b) {
   ops::check_defined("matmul", {"self", a});
   ops::check_defined("matmul", {"other", b});
   ops::check_same_device("matmul", {{"self", a}, {"other", b}});
@@ -61,6 +62,80 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// PyTorch's matmul: 1-D operands gain (and lose) a dimension; N-D operands multiply their last two
+// dimensions, broadcasting the batch dimensions in front. Batches run as one GEMM when the
+// first operand's batch can be folded into its rows (b 2-D), else one GEMM per matrix; each is
+// a 2-D matmul of views, so gradients come from mm's.
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  ops::check_defined("matmul", {"self", a});
+  ops::check_defined("matmul", {"other", b});
+  TORCHLET_CHECK(a.dim() >= 1 && b.dim() >= 1,
+                 "matmul: Expected tensors with at least one "
+                 "dimension, but got shapes ",
+                 a.shape(), " and ", b.shape());
+  if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
+  if (a.dim() == 1 && b.dim() == 1) {
+    TORCHLET_CHECK(a.size(0) == b.size(0), "matmul: Expected vectors of the same size, but got ",
+                   a.shape(), " and ", b.shape());
+    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  }
+  if (a.dim() == 1) return matmul(a.unsqueeze(0), b).squeeze(-2);
+  if (b.dim() == 1) return matmul(a, b.unsqueeze(1)).squeeze(-1);
+  const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+  TORCHLET_CHECK(b.size(-2) == k,
+                 "matmul: Expected the inner sizes to match ([..., m, k] x "
+                 "[..., k, n]), but got shapes ",
+                 a.shape(), " and ", b.shape());
+  if (b.dim() == 2) {  // [..., m, k] x [k, n]: the batch folds into the rows
+    std::vector<int64_t> out = a.shape().vec();
+    out.back() = n;
+    return mm(a.reshape({-1, k}), b).reshape(Shape(out));
+  }
+  const Shape batch_a(std::span<const int64_t>(a.shape().begin(), a.dim() - 2));
+  const Shape batch_b(std::span<const int64_t>(b.shape().begin(), b.dim() - 2));
+  const Shape batch = ops::broadcast_shape("matmul", batch_a, batch_b);
+  std::vector<int64_t> ea = batch.vec(), eb = batch.vec();
+  ea.insert(ea.end(), {m, k});
+  eb.insert(eb.end(), {k, n});
+  const Tensor xa = a.expand(Shape(ea)).reshape({-1, m, k});
+  const Tensor xb = b.expand(Shape(eb)).reshape({-1, k, n});
+  std::vector<Tensor> products;
+  for (int64_t i = 0; i < xa.size(0); ++i) products.push_back(mm(xa[i], xb[i]));
+  std::vector<int64_t> out = batch.vec();
+  out.insert(out.end(), {m, n});
+  if (products.empty()) return zeros(Shape(out), TensorOptions(a.device()));
+  return stack(products, 0).reshape(Shape(out));
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  ops::check_defined("bmm", {"self", a});
+  ops::check_defined("bmm", {"mat2", b});
+  ops::check_dim("bmm", {"self", a}, 3);
+  ops::check_dim("bmm", {"mat2", b}, 3);
+  TORCHLET_CHECK(a.size(0) == b.size(0), "bmm: Expected the same batch size, but got shapes ",
+                 a.shape(), " and ", b.shape());
+  return matmul(a, b);
+}
+
+Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta,
+             const Scalar& alpha) {
+  ops::check_dim("addmm", {"mat1", a}, 2);
+  ops::check_dim("addmm", {"mat2", b}, 2);
+  return input * beta + mm(a, b) * alpha;
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta,
+               const Scalar& alpha) {
+  return input * beta + bmm(a, b) * alpha;
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  ops::check_dim("outer", {"self", a}, 1);
+  ops::check_dim("outer", {"vec2", b}, 1);
+  return a.unsqueeze(1) * b.unsqueeze(0);
+}
+
 Tensor Tensor::matmul(const Tensor& other) const { return torchlet::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return torchlet::mm(*this, other); }
 
 }  // namespace torchlet
