@@ -21,8 +21,9 @@ __global__ void sum_rows_kernel(const float* in, float* out, int64_t outer, int6
       if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
       __syncthreads();
     }
+    // No barrier before the next row: only thread 0 reads partial[0] here and only thread 0
+    // writes it next; every other slot is read in the tree before its last barrier.
     if (threadIdx.x == 0) out[o] = static_cast<float>(partial[0] * scale);
-    __syncthreads();
   }
 }
 
