@@ -55,7 +55,7 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   m.weight_grad[0] = g.data(), m.bias_grad[0] = g.data() + 4;
   m.x = h.data(), m.target = i.data(), m.n = 2, m.x_rows = 2, m.steps = 1;
   m.loss = h.data() + 8, m.error = error.flag();
-  kernels::mlp_step(m, kernels::mlp_shared_bytes(m.widths, 1, 2), nullptr);
+  kernels::mlp_step(m, kernels::mlp_shared_bytes(m.widths, 1, 2), false, nullptr);
 
   const std::set<std::string> ran(launched().begin(), launched().end());
   for (const std::string& k : kEveryKernel) EXPECT_TRUE(ran.count(k)) << k << " never ran";
