@@ -35,6 +35,8 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   kernels::argmax_dim(f.data(), DType::Float32, i.data(), 2, 4, 1, nullptr);
   kernels::softmax_forward(f.data(), g.data(), 2, 4, 1, false, nullptr);
   kernels::softmax_backward(g.data(), f.data(), h.data(), 2, 4, 1, false, nullptr);
+  kernels::softmax_forward(f.data(), g.data(), 2, 2, 2, false, nullptr);
+  kernels::softmax_backward(g.data(), f.data(), h.data(), 2, 2, 2, false, nullptr);
   kernels::cross_entropy_forward(f.data(), i.data(), g.data(), h.data(), 2, 4, error.flag(),
                                  nullptr);
   kernels::cross_entropy_backward(h.data(), i.data(), f.data(), g.data(), 2, 4, nullptr);
