@@ -33,6 +33,7 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   kernels::sum_dim(f.data(), g.data(), 2, 4, 1, 1.0f, nullptr);
   kernels::sum_dim(f.data(), g.data(), 2, 2, 2, 1.0f, nullptr);
   kernels::argmax_dim(f.data(), DType::Float32, i.data(), 2, 4, 1, nullptr);
+  kernels::argmax_dim(f.data(), DType::Float32, i.data(), 2, 2, 2, nullptr);
   kernels::softmax_forward(f.data(), g.data(), 2, 4, 1, false, nullptr);
   kernels::softmax_backward(g.data(), f.data(), h.data(), 2, 4, 1, false, nullptr);
   kernels::softmax_forward(f.data(), g.data(), 2, 2, 2, false, nullptr);

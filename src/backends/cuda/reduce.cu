@@ -1,7 +1,7 @@
 // CUDA reductions over the middle axis of [outer, r, inner]: sum, argmax, (log_)softmax. Like
 // the CPU reference (backends/cpu/reduce.cpp) they accumulate in double, in a fixed order, so
-// results are deterministic run to run. Whole rows (inner == 1) of sums and softmax take one
-// block a row (coalesced reads, a tree in shared memory); the rest one thread per output.
+// results are deterministic run to run. Whole rows (inner == 1) of sums, argmax and softmax
+// take one block a row (coalesced reads, a tree in shared memory); the rest one thread per output.
 #include "backends/cuda/common.cuh"
 
 namespace torchlet::backend::cuda::kernels {
@@ -50,6 +50,40 @@ __global__ void argmax_kernel(const T* in, int64_t* out, int64_t outer, int64_t 
     for (int64_t j = 1; j < r; ++j)
       if (col[j * inner] > col[best * inner]) best = j;
     out[k] = best;
+  }
+}
+
+// argmax of whole rows (inner == 1): one block a row, coalesced. The CPU's scan keeps the first
+// largest value and never picks a NaN (nothing is larger than one, and one is larger than
+// nothing), answering 0 for a row that starts with NaN. Here each thread takes the first
+// largest non-NaN of its elements and a tree keeps the first largest of those.
+template <typename T>
+__global__ void argmax_rows_kernel(const T* in, int64_t* out, int64_t outer, int64_t r) {
+  __shared__ T value[kThreads];
+  __shared__ int64_t index[kThreads];
+  const int t = threadIdx.x;
+  for (int64_t o = blockIdx.x; o < outer; o += gridDim.x) {
+    const T* row = in + o * r;
+    T best{};
+    int64_t where = -1;  // none yet
+    for (int64_t j = t; j < r; j += blockDim.x)
+      if (row[j] == row[j] && (where < 0 || row[j] > best)) best = row[j], where = j;
+    value[t] = best;
+    index[t] = where;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (t < half) {
+        const int64_t other = index[t + half];
+        const T v = value[t + half];
+        if (other >= 0 && (index[t] < 0 || v > value[t] || (v == value[t] && other < index[t]))) {
+          value[t] = v;
+          index[t] = other;
+        }
+      }
+      __syncthreads();
+    }
+    // No barrier before the next row: as in sum_rows_kernel, only thread 0 reads slot 0 here.
+    if (t == 0) out[o] = row[0] != row[0] || index[0] < 0 ? 0 : index[0];
   }
 }
 
@@ -169,6 +203,11 @@ void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_
                 cudaStream_t stream) {
   with_type(dtype, [&](auto zero) {
     using T = decltype(zero);
+    if (inner == 1) {
+      argmax_rows_kernel<<<row_blocks(outer), kThreads, 0, stream>>>(static_cast<const T*>(in), out,
+                                                                     outer, r);
+      return;
+    }
     argmax_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(static_cast<const T*>(in),
                                                                       out, outer, r, inner);
   });
