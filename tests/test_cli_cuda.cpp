@@ -41,8 +41,11 @@ TEST(CudaCliTrain, TheCourseRunOnTheGpuMatchesTheCpu) {
     EXPECT_EQ(gpu["device"], "cuda:0");
     EXPECT_EQ(gpu["graph"], std::string(mode).find("--graph") != std::string::npos);
     if (std::string(mode).find("momentum") == std::string::npos) {
+      // nvcc contracts a * b + c into one rounding (fma), the CPU build does not: after 2,000
+      // epochs the runs differ by rounding, so one test row may land on the other side.
       EXPECT_NEAR(gpu["final_loss"].get<double>(), cpu["final_loss"].get<double>(), 1e-4);
-      EXPECT_EQ(gpu["test_acc"], cpu["test_acc"]);
+      const double one_row = 1.0 / cpu["test_rows"].get<double>();
+      EXPECT_NEAR(gpu["test_acc"].get<double>(), cpu["test_acc"].get<double>(), one_row + 1e-12);
     }
   }
 }

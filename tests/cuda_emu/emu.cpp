@@ -66,6 +66,7 @@ ThreadState g_state{};
 Block* g_block = nullptr;
 std::vector<std::string> g_launched;
 std::map<std::string, int> g_max_dynamic;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+int64_t g_attribute_calls = 0;
 
 std::unique_ptr<char[]> nan_filled(std::size_t bytes) {
   auto p = std::make_unique<char[]>(bytes);
@@ -198,6 +199,7 @@ void set_order(Order order, uint64_t seed) {
 const std::vector<std::string>& launched() { return g_launched; }
 void clear_launched() { g_launched.clear(); }
 void clear_attributes() { g_max_dynamic.clear(); }
+int64_t attribute_calls() { return g_attribute_calls; }
 
 const ThreadState& current() { return g_state; }
 
@@ -229,6 +231,7 @@ void* shared_static(std::size_t bytes) {
 void* shared_dynamic() { return g_block->dynamic.get(); }
 
 cudaError_t set_attribute(const char* kernel, cudaFuncAttribute attribute, int value) {
+  ++g_attribute_calls;
   if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
       static_cast<std::size_t>(value) > kSharedOptIn)
     return cudaErrorInvalidValue;
@@ -237,8 +240,8 @@ cudaError_t set_attribute(const char* kernel, cudaFuncAttribute attribute, int v
 }
 
 std::function<void(std::function<void()>)>& capture_sink() {
-  static std::function<void(std::function<void()>)> sink;
-  return sink;
+  static auto* sink = new std::function<void(std::function<void()>)>;  // used at exit
+  return *sink;
 }
 
 void submit(std::function<void()> work) {

@@ -36,6 +36,8 @@ const std::vector<std::string>& launched();
 void clear_launched();
 // Forgets every cudaFuncSetAttribute (a fresh process's state).
 void clear_attributes();
+// cudaFuncSetAttribute calls so far.
+int64_t attribute_calls();
 
 // While set, submit() hands launches and copies to it instead of running them (the stub
 // runtime sets it during a stream capture).

@@ -36,13 +36,15 @@ namespace {
 
 using torchlet::emu::stub::stats;
 
+// Never destroyed: the backends (function-local statics made after these) free their memory
+// at exit.
 std::set<void*>& device_blocks() {
-  static std::set<void*> blocks;
-  return blocks;
+  static auto* blocks = new std::set<void*>;
+  return *blocks;
 }
 std::unique_ptr<CUgraph_st>& capture() {
-  static std::unique_ptr<CUgraph_st> graph;
-  return graph;
+  static auto* graph = new std::unique_ptr<CUgraph_st>;
+  return *graph;
 }
 cublasStatus_t& lt_status() {
   static cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -66,8 +68,8 @@ float at(const float* m, int64_t ld, bool trans, int64_t r, int64_t c) {
 
 namespace torchlet::emu::stub {
 Stats& stats() {
-  static Stats s;
-  return s;
+  static auto* s = new Stats;
+  return *s;
 }
 void set_lt_status(cublasStatus_t status) { lt_status() = status; }
 }  // namespace torchlet::emu::stub

@@ -41,8 +41,11 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   kernels::sum_dim(f.data(), g.data(), 2, 4, 1, 1.0f, nullptr);
   kernels::sum_dim(f.data(), g.data(), 2, 2, 2, 1.0f, nullptr);
   kernels::argmax_dim(f.data(), DType::Float32, i.data(), 2, 4, 1, nullptr);
+  kernels::argmax_dim(f.data(), DType::Float32, i.data(), 2, 2, 2, nullptr);
   kernels::softmax_forward(f.data(), g.data(), 2, 4, 1, false, nullptr);
   kernels::softmax_backward(g.data(), f.data(), h.data(), 2, 4, 1, false, nullptr);
+  kernels::softmax_forward(f.data(), g.data(), 2, 2, 2, false, nullptr);
+  kernels::softmax_backward(g.data(), f.data(), h.data(), 2, 2, 2, false, nullptr);
   kernels::cross_entropy_forward(f.data(), i.data(), g.data(), h.data(), 2, 4, error.flag(),
                                  nullptr);
   kernels::cross_entropy_backward(h.data(), i.data(), f.data(), g.data(), 2, 4, nullptr);
@@ -63,7 +66,7 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   m.weight_grad[0] = g.data(), m.bias_grad[0] = g.data() + 4;
   m.x = h.data(), m.target = i.data(), m.n = 2, m.x_rows = 2, m.steps = 1;
   m.loss = h.data() + 8, m.error = error.flag();
-  kernels::mlp_step(m, kernels::mlp_shared_bytes(m.widths, 1, 2), nullptr);
+  kernels::mlp_step(m, kernels::mlp_shared_bytes(m.widths, 1, 2), false, nullptr);
 
   const std::set<std::string> ran(launched().begin(), launched().end());
   for (const std::string& k : kEveryKernel) EXPECT_TRUE(ran.count(k)) << k << " never ran";

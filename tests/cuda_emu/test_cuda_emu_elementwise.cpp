@@ -141,6 +141,27 @@ TEST(CudaEmuElementwise, GatherRowsAndABadIndex) {
   });
 }
 
+TEST(CudaEmuElementwise, GatherRowsOfEightAndOddByteWidths) {
+  // 8-byte words (int64 targets), then rows of 3 bytes (byte by byte).
+  const int64_t rows = 9, n = 11;
+  const std::vector<int64_t> index = integers(n, 12, 0, rows);
+  const std::vector<int64_t> targets = integers(rows, 13, -5, 5);
+  std::vector<unsigned char> bytes(3 * rows);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 7);
+  for_each_order([&] {
+    ErrorWord error;
+    std::vector<int64_t> t(n), t_ref(n);
+    kernels::gather_rows(targets.data(), rows, index.data(), t.data(), n, 8, error.flag(), nullptr);
+    cpu().gather_rows(targets.data(), rows, index.data(), t_ref.data(), n, 8);
+    EXPECT_EQ(t, t_ref);
+    std::vector<unsigned char> b(3 * n), b_ref(3 * n);
+    kernels::gather_rows(bytes.data(), rows, index.data(), b.data(), n, 3, error.flag(), nullptr);
+    cpu().gather_rows(bytes.data(), rows, index.data(), b_ref.data(), n, 3);
+    EXPECT_EQ(b, b_ref);
+    EXPECT_EQ(error.word, kernels::kNoError);
+  });
+}
+
 TEST(CudaEmuElementwise, ReluForwardAndBackward) {
   const int64_t n = 129;
   std::vector<float> x = uniform(n, 10);

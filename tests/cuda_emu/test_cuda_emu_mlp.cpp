@@ -64,7 +64,8 @@ std::vector<float> run_emulated(Model& m, const Batch& b, int steps) {
   k.weight_decay = 0.01f;
   k.error = error.flag();
   k.x_rows = b.x_rows;
-  kernels::mlp_step(k, kernels::mlp_shared_bytes(k.widths, k.layers, k.n), nullptr);
+  const std::size_t bytes = kernels::mlp_shared_bytes(k.widths, k.layers, k.n);
+  kernels::mlp_step(k, bytes, bytes > kSharedDefault, nullptr);
   EXPECT_EQ(error.word, kernels::kNoError);
   return losses;
 }
@@ -148,7 +149,7 @@ TEST(CudaEmuMlp, ABadRowIndexIsReported) {
   k.x_rows = 20;
   for_each_order([&] {
     error.word = kernels::kNoError;
-    kernels::mlp_step(k, kernels::mlp_shared_bytes(k.widths, 2, 10), nullptr);
+    kernels::mlp_step(k, kernels::mlp_shared_bytes(k.widths, 2, 10), false, nullptr);
     // The row, or the target -1 it stands for: whichever thread reports first.
     EXPECT_TRUE(error.word == 20 || error.word == -1) << error.word;
     EXPECT_TRUE(std::isnan(loss)) << loss;

@@ -1,6 +1,7 @@
 // The reductions (reduce.cu) and the fused softmax + cross-entropy (loss.cu) in the emulator
 // against the CPU backend: sums over rows (one block a row, a tree in shared memory) and down
 // columns, argmax, (log_)softmax both ways, the loss both ways and a bad target.
+#include <limits>
 #include <sstream>
 
 #include "cuda_emu/emu_testing.h"
@@ -49,6 +50,26 @@ TEST(CudaEmuReduce, ArgmaxOfFloatAndInt64WithTies) {
       cpu().argmax_dim(floats.data(), DType::Float32, ref.data(), d.outer, d.r, d.inner);
       EXPECT_EQ(out, ref) << "argmax float32 " << str(d);
     }
+  });
+}
+
+TEST(CudaEmuReduce, ArgmaxOfRowsWithNaNAsTheCpuScansThem) {
+  // Rows of 300: NaN first (the CPU answers 0), NaN later (never picked), all NaN, and a tie
+  // between two threads' elements (the first wins).
+  const int64_t outer = 4, r = 300;
+  std::vector<float> x = uniform(outer * r, 25);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  x[0] = nan;
+  x[r + 5] = nan;
+  x[r + 200] = 100.0f;
+  for (int64_t j = 0; j < r; ++j) x[2 * r + j] = nan;
+  x[3 * r + 7] = x[3 * r + 263] = 50.0f;
+  for_each_order([&] {
+    std::vector<int64_t> out(outer), ref(outer);
+    kernels::argmax_dim(x.data(), DType::Float32, out.data(), outer, r, 1, nullptr);
+    cpu().argmax_dim(x.data(), DType::Float32, ref.data(), outer, r, 1);
+    EXPECT_EQ(out, ref);
+    EXPECT_EQ(ref, (std::vector<int64_t>{0, 200, 0, 7}));
   });
 }
 

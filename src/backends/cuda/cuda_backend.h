@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "backends/backend.h"
 #include "backends/caching_allocator.h"
@@ -21,9 +23,13 @@
 namespace torchlet::backend::cuda {
 
 // Memory a CUDA graph's capture allocated: kept for the graph (its replays write there), never
-// handed to tensors outside it. Freed with the graph.
+// handed to tensors outside it. Freed with the graph (CudaBackend::release_pool). Read and
+// changed under the backend's pool_mutex_.
 struct GraphPool {
   std::unordered_map<std::size_t, std::vector<void*>> free_blocks;  // by rounded size
+  // Blocks from the general cache that were freed during the capture: the captured kernels may
+  // still use them, so they go back to the cache only when the graph goes.
+  std::vector<std::pair<void*, std::size_t>> kept;
   bool graph_alive = true;
 };
 
@@ -43,9 +49,10 @@ class CudaBackend final : public Backend {
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy(void* dst, const void* src, std::size_t nbytes) override;
+  // Both refuse to run during a capture (they would invalidate it).
   void synchronize() override;
   AllocatorStats allocator_stats() const { return allocator_.stats(); }
-  void empty_cache() { allocator_.empty_cache(); }
+  void empty_cache();
 
   void fill(void* out, DType dtype, int64_t n, double value) override;
   void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) override;
@@ -109,6 +116,9 @@ class CudaBackend final : public Backend {
   void begin_capture(std::shared_ptr<GraphPool> pool);
   cudaGraph_t end_capture();
   bool capturing() const override { return capture_pool_ != nullptr; }
+  // The graph of `pool` is gone: its free blocks go back to the driver (after the capture
+  // running now, if any) and its kept blocks to the cache.
+  void release_pool(GraphPool& pool) noexcept;
 
   // Checks the kernel just queued for `op` (a launch error, not the kernel's result).
   void check_launch(const char* op);
@@ -121,9 +131,15 @@ class CudaBackend final : public Backend {
   void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses);
   void mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses);
   // y = x w^T + bias, then ReLU when `relu`: one cuBLASLt matmul with the BIAS or RELU_BIAS
-  // epilogue (mlp_composed.cpp).
-  void linear_lt(const float* x, const float* w, const float* bias, float* y, int64_t n, int64_t in,
+  // epilogue where cuBLASLt takes the shape, else a GEMM and kernels (mlp_composed.cpp).
+  void linear_fused(const float* x, const float* w, const float* bias, float* y, int64_t n,
+                    int64_t in, int64_t out, bool relu);
+  // The cuBLASLt matmul alone; false when cuBLASLt refused the shape.
+  bool linear_lt(const float* x, const float* w, const float* bias, float* y, int64_t n, int64_t in,
                  int64_t out, bool relu);
+  // cudaFree now, or after the capture running now (cudaFree would invalidate it). Called with
+  // pool_mutex_ held.
+  void free_or_defer(void* ptr) noexcept;
   // Throws if a kernel reported a bad index since the last check (call after a host wait).
   void raise_device_errors();
   kernels::ErrorFlag index_error() const { return {error_words_device_}; }
@@ -136,17 +152,23 @@ class CudaBackend final : public Backend {
   CachingAllocator allocator_;
   // Two pinned buffers: one is filled by the host while the other's copy runs.
   static constexpr std::size_t kStagingBytes = std::size_t{4} << 20;
-  static constexpr std::size_t kWorkspaceBytes = std::size_t{4} << 20;  // cuBLAS(Lt)
+  // cuBLAS(Lt)'s workspace: 32 MiB, as NVIDIA advises for Hopper (4 MiB before it).
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
   void* staging_[2] = {nullptr, nullptr};
   cudaEvent_t staging_free_[2] = {nullptr, nullptr};
   std::mutex staging_mutex_;
+  int next_staging_ = 0;  // the buffer the next host-to-device chunk fills (they alternate)
   int64_t* error_words_ = nullptr;         // host view: [0] bad index, [1] bad target
   int64_t* error_words_device_ = nullptr;  // the same words seen from the device
   std::size_t shared_limit_ = 48 * 1024;   // opt-in shared memory per block
   float* ones_ = nullptr;                  // ones_count_ ones: sums over rows as a GEMV
   int64_t ones_count_ = 0;
+  bool ones_captured_ = false;  // a graph may read ones_: when it grows, the old one is kept
+  std::vector<std::pair<float*, int64_t>> retired_ones_;
+  std::size_t mlp_shared_opted_in_ = 48 * 1024;  // the fused MLP kernel's shared memory limit
   std::shared_ptr<GraphPool> capture_pool_;
   std::unordered_map<void*, std::shared_ptr<GraphPool>> pool_blocks_;
+  std::vector<void*> deferred_frees_;  // blocks to cudaFree when the capture ends
   std::mutex pool_mutex_;
 };
 

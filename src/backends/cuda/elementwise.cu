@@ -63,18 +63,19 @@ __global__ void where_kernel(const bool* cond, const T* a, const T* b, T* out, i
   TORCHLET_GRID_STRIDE(i, n) out[i] = cond[i] ? a[i] : b[i];
 }
 
-// One thread per byte of output; rows are small in torchlet's uses (a few features).
-__global__ void gather_rows_kernel(const unsigned char* in, int64_t rows, const int64_t* index,
-                                   unsigned char* out, int64_t n, int64_t row_bytes,
-                                   ErrorFlag error) {
-  TORCHLET_GRID_STRIDE(i, n * row_bytes) {
-    const int64_t r = i / row_bytes;
+// One thread per word W of output (8, 4 or 1 bytes: the widest that divides the row and both
+// pointers' alignment); rows are small in torchlet's uses (a few features).
+template <typename W>
+__global__ void gather_rows_kernel(const W* in, int64_t rows, const int64_t* index, W* out,
+                                   int64_t n, int64_t row_words, ErrorFlag error) {
+  TORCHLET_GRID_STRIDE(i, n * row_words) {
+    const int64_t r = i / row_words;
     const int64_t src = index[r];
     if (src < 0 || src >= rows) {
-      if (i % row_bytes == 0) report(error, src);
+      if (i % row_words == 0) report(error, src);
       out[i] = 0;
     } else {
-      out[i] = in[src * row_bytes + i % row_bytes];
+      out[i] = in[src * row_words + i % row_words];
     }
   }
 }
@@ -169,10 +170,22 @@ void where(const bool* cond, DType dtype, const void* a, const void* b, void* ou
 
 void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                  std::size_t row_bytes, ErrorFlag error, cudaStream_t stream) {
-  const int64_t bytes = static_cast<int64_t>(row_bytes);
-  gather_rows_kernel<<<blocks_for(n * bytes), kThreads, 0, stream>>>(
-      static_cast<const unsigned char*>(in), rows, index, static_cast<unsigned char*>(out), n,
-      bytes, error);
+  const auto fits = [&](std::size_t word) {
+    return row_bytes % word == 0 && reinterpret_cast<uintptr_t>(in) % word == 0 &&
+           reinterpret_cast<uintptr_t>(out) % word == 0;
+  };
+  const auto launch = [&](auto zero) {
+    using W = decltype(zero);
+    const int64_t words = static_cast<int64_t>(row_bytes / sizeof(W));
+    gather_rows_kernel<<<blocks_for(n * words), kThreads, 0, stream>>>(
+        static_cast<const W*>(in), rows, index, static_cast<W*>(out), n, words, error);
+  };
+  if (fits(8))
+    launch(uint64_t{});
+  else if (fits(4))
+    launch(uint32_t{});
+  else
+    launch(static_cast<unsigned char>(0));
 }
 
 void relu_forward(const float* x, float* y, int64_t n, cudaStream_t stream) {

@@ -17,12 +17,7 @@ struct Graph::Impl {
   ~Impl() {
     if (exec) cudaGraphExecDestroy(exec);
     if (graph) cudaGraphDestroy(graph);
-    if (pool) {  // blocks still held by tensors are freed when those tensors go
-      pool->graph_alive = false;
-      for (auto& [size, blocks] : pool->free_blocks)
-        for (void* block : blocks) cudaFree(block);
-      pool->free_blocks.clear();
-    }
+    if (pool) backend->release_pool(*pool);
   }
 };
 
@@ -42,8 +37,8 @@ void Graph::capture_begin(const Device& device) {
                  device, ", but one is running");
   b.synchronize();  // the capture must not depend on work queued before it
   impl_->pool = std::make_shared<backend::cuda::GraphPool>();
-  b.begin_capture(impl_->pool);
   impl_->backend = &b;
+  b.begin_capture(impl_->pool);
 }
 
 void Graph::capture_end() {

@@ -113,7 +113,10 @@ struct Mlp {
 };
 // Shared memory the fused kernel needs for these widths and n rows, in bytes.
 std::size_t mlp_shared_bytes(const int* widths, int layers, int n);
-// Runs mlp.steps steps in one launch of one block; shared_bytes from mlp_shared_bytes.
-void mlp_step(const Mlp& mlp, std::size_t shared_bytes, cudaStream_t stream);
+// Runs mlp.steps steps in one launch of one block; shared_bytes from mlp_shared_bytes. Above
+// 48 KiB the kernel must opt in (cudaFuncSetAttribute, once per device and size: raise_limit
+// when shared_bytes is above what this device's kernel was last allowed); the caller checked
+// the device's limit.
+void mlp_step(const Mlp& mlp, std::size_t shared_bytes, bool raise_limit, cudaStream_t stream);
 
 }  // namespace torchlet::backend::cuda::kernels

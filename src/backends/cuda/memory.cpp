@@ -110,6 +110,8 @@ CudaBackend::CudaBackend(int index) : index_(index), allocator_(raw_allocate, ra
 // Runs at process exit, when the driver may already be going down: errors are ignored.
 CudaBackend::~CudaBackend() {
   cudaStreamSynchronize(stream_);
+  for (auto [ones, count] : retired_ones_)
+    allocator_.deallocate(ones, static_cast<std::size_t>(count) * sizeof(float));
   allocator_.empty_cache();
   for (int k = 0; k < 2; ++k) {
     cudaEventDestroy(staging_free_[k]);
@@ -135,8 +137,8 @@ void CudaBackend::check_launch(const char* op) {
 
 void* CudaBackend::allocate(std::size_t nbytes) {
   activate();
+  std::unique_lock lock(pool_mutex_);
   if (capture_pool_) {  // a graph's capture: its own blocks, kept for its replays
-    std::lock_guard lock(pool_mutex_);
     const std::size_t size = CachingAllocator::rounded(nbytes);
     auto& blocks = capture_pool_->free_blocks[size];
     void* ptr = nullptr;
@@ -153,6 +155,7 @@ void* CudaBackend::allocate(std::size_t nbytes) {
     profile::record_allocation(nbytes, reached_system);
     return ptr;
   }
+  lock.unlock();
   bool reached_system = false;
   void* ptr = allocator_.allocate(nbytes, &reached_system);
   if (!ptr) {
@@ -168,38 +171,72 @@ void* CudaBackend::allocate(std::size_t nbytes) {
 }
 
 void CudaBackend::deallocate(void* ptr, std::size_t nbytes) noexcept {
-  if (!pool_blocks_.empty()) {
-    std::lock_guard lock(pool_mutex_);
-    auto it = pool_blocks_.find(ptr);
-    if (it != pool_blocks_.end()) {
-      std::shared_ptr<GraphPool> pool = std::move(it->second);
-      pool_blocks_.erase(it);
-      if (pool->graph_alive) {
-        try {
-          pool->free_blocks[CachingAllocator::rounded(nbytes)].push_back(ptr);
-          return;
-        } catch (...) {
-        }
+  std::lock_guard lock(pool_mutex_);
+  auto it = pool_blocks_.find(ptr);
+  if (it != pool_blocks_.end()) {
+    std::shared_ptr<GraphPool> pool = std::move(it->second);
+    pool_blocks_.erase(it);
+    if (pool->graph_alive) {
+      try {
+        pool->free_blocks[CachingAllocator::rounded(nbytes)].push_back(ptr);
+        return;
+      } catch (...) {
       }
-      cudaFree(ptr);  // the graph is gone (or no memory for the list): give it back
-      return;
     }
+    free_or_defer(ptr);  // the graph is gone (or no memory for the list): give it back
+    return;
+  }
+  if (capture_pool_) {
+    // Allocated before the capture, freed during it: the captured kernels may still read or
+    // write it, so no other tensor may get it while the graph lives.
+    try {
+      capture_pool_->kept.emplace_back(ptr, nbytes);
+    } catch (...) {  // no memory for the list: losing the block is safe, reusing it is not
+    }
+    return;
   }
   allocator_.deallocate(ptr, nbytes);
 }
 
+void CudaBackend::free_or_defer(void* ptr) noexcept {
+  if (capture_pool_) {
+    try {
+      deferred_frees_.push_back(ptr);
+    } catch (...) {  // kept, not freed: the capture would not survive the cudaFree
+    }
+    return;
+  }
+  cudaFree(ptr);
+}
+
+void CudaBackend::release_pool(GraphPool& pool) noexcept {
+  std::lock_guard lock(pool_mutex_);
+  pool.graph_alive = false;  // blocks still held by tensors are freed when those tensors go
+  for (auto& [size, blocks] : pool.free_blocks)
+    for (void* block : blocks) free_or_defer(block);
+  pool.free_blocks.clear();
+  for (auto [block, nbytes] : pool.kept) allocator_.deallocate(block, nbytes);
+  pool.kept.clear();
+}
+
 void CudaBackend::begin_capture(std::shared_ptr<GraphPool> pool) {
   activate();
-  capture_pool_ = std::move(pool);
   // Relaxed: cudaMalloc (a new pool block) is allowed while this stream is captured.
   TORCHLET_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed),
                       "cuda::Graph::capture_begin", index_);
+  std::lock_guard lock(pool_mutex_);
+  capture_pool_ = std::move(pool);
 }
 
 cudaGraph_t CudaBackend::end_capture() {
   cudaGraph_t graph = nullptr;
   const cudaError_t e = cudaStreamEndCapture(stream_, &graph);
-  capture_pool_.reset();
+  {
+    std::lock_guard lock(pool_mutex_);
+    capture_pool_.reset();
+    for (void* block : deferred_frees_) cudaFree(block);
+    deferred_frees_.clear();
+  }
   TORCHLET_CUDA_CHECK(e, "cuda::Graph::capture_end", index_);
   return graph;
 }
@@ -213,11 +250,14 @@ void CudaBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes)
                  nbytes, " bytes");
   const auto start = std::chrono::steady_clock::now();
   std::lock_guard lock(staging_mutex_);
-  // Chunks alternate between the two pinned buffers: the host fills one while the GPU reads
-  // the other. A buffer is refilled only after its previous copy finished (its event).
+  // Chunks alternate between the two pinned buffers, across calls too: the host fills one
+  // while the GPU reads the other. A buffer is refilled only after its previous copy finished
+  // (its event), so a small copy each step waits for the one two copies back, not the last.
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
-  for (std::size_t done = 0, k = 0; done < nbytes; done += kStagingBytes, k ^= 1) {
+  for (std::size_t done = 0; done < nbytes; done += kStagingBytes) {
+    const int k = next_staging_;
+    next_staging_ ^= 1;
     const std::size_t chunk = std::min(kStagingBytes, nbytes - done);
     TORCHLET_CUDA_CHECK(cudaEventSynchronize(staging_free_[k]), "to", index_);
     std::memcpy(staging_[k], from + done, chunk);
@@ -278,11 +318,19 @@ void CudaBackend::copy(void* dst, const void* src, std::size_t nbytes) {
 }
 
 void CudaBackend::synchronize() {
+  TORCHLET_CHECK(!capturing(), "cuda::synchronize: Expected no CUDA graph capture on cuda:", index_,
+                 ", but one is running (a synchronisation would invalidate it)");
   activate();
   const auto start = std::chrono::steady_clock::now();
   TORCHLET_CUDA_CHECK(cudaStreamSynchronize(stream_), "synchronize", index_);
   profile::record_sync(seconds_since(start));
   raise_device_errors();
+}
+
+void CudaBackend::empty_cache() {
+  TORCHLET_CHECK(!capturing(), "cuda::empty_cache: Expected no CUDA graph capture on cuda:", index_,
+                 ", but one is running (cudaFree would invalidate it)");
+  allocator_.empty_cache();
 }
 
 void CudaBackend::raise_device_errors() {

@@ -49,8 +49,10 @@ void CudaBackend::mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, fl
   m.weight_decay = sgd ? sgd->weight_decay : 0.0f;
   m.error = target_error();
   m.x_rows = s.x_rows;
-  kernels::mlp_step(m, shared, stream_);
+  const bool raise_limit = shared > mlp_shared_opted_in_;
+  kernels::mlp_step(m, shared, raise_limit, stream_);
   check_launch("FusedMlp");
+  if (raise_limit) mlp_shared_opted_in_ = shared;
 }
 
 }  // namespace torchlet::backend::cuda

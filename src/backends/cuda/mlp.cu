@@ -174,9 +174,8 @@ std::size_t mlp_shared_bytes(const int* widths, int layers, int n) {
   return kMlpThreads * sizeof(double) + floats * sizeof(float) + n * sizeof(int);
 }
 
-void mlp_step(const Mlp& mlp, std::size_t shared_bytes, cudaStream_t stream) {
-  // Above 48 KiB a kernel must opt in; the caller checked the device's limit.
-  if (shared_bytes > 48 * 1024)
+void mlp_step(const Mlp& mlp, std::size_t shared_bytes, bool raise_limit, cudaStream_t stream) {
+  if (raise_limit)
     cudaFuncSetAttribute(mlp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          static_cast<int>(shared_bytes));
   mlp_kernel<<<1, kMlpThreads, shared_bytes, stream>>>(mlp);

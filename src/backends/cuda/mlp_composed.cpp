@@ -50,19 +50,33 @@ struct LtMatmul {
   }
 };
 
+// Shapes cuBLASLt's bias epilogue is trusted with: PyTorch stopped using it for one-row or
+// one-column operands and for dimensions of 65,535 and more after INVALID_VALUE and
+// NOT_SUPPORTED failures (aten/src/ATen/native/cuda/Blas.cpp).
+bool lt_epilogue_fits(int64_t rows, int64_t in, int64_t out) {
+  return rows > 1 && in > 1 && out > 1 && rows < 65535 && in < 65535 && out < 65535;
+}
+
 }  // namespace
 
 void CudaBackend::linear_forward(const float* x, const float* w, const float* bias, float* y,
                                  int64_t rows, int64_t in, int64_t out) {
   if (!bias || rows == 0 || out == 0 || in == 0)
     return Backend::linear_forward(x, w, bias, y, rows, in, out);
-  linear_lt(x, w, bias, y, rows, in, out, false);
+  linear_fused(x, w, bias, y, rows, in, out, false);
+}
+
+void CudaBackend::linear_fused(const float* x, const float* w, const float* bias, float* y,
+                               int64_t n, int64_t in, int64_t out, bool relu) {
+  if (lt_epilogue_fits(n, in, out) && linear_lt(x, w, bias, y, n, in, out, relu)) return;
+  Backend::linear_forward(x, w, bias, y, n, in, out);  // a GEMM and a broadcast add
+  if (relu) relu_forward(y, y, n * out);
 }
 
 // y[n, out] = x[n, in] w[out, in]^T + bias, then ReLU when `relu`: in column-major terms
 // y^T = w (the row-major w read column-major, transposed back) times x^T, and the bias runs
 // down y^T's columns, which is what cuBLASLt's BIAS epilogue adds.
-void CudaBackend::linear_lt(const float* x, const float* w, const float* bias, float* y, int64_t n,
+bool CudaBackend::linear_lt(const float* x, const float* w, const float* bias, float* y, int64_t n,
                             int64_t in, int64_t out, bool relu) {
   const char* op_name = "Linear (cuBLASLt)";
   const int device = index_;
@@ -90,10 +104,13 @@ void CudaBackend::linear_lt(const float* x, const float* w, const float* bias, f
   TORCHLET_CUBLAS_CHECK(cublas().lt_layout_create(&d.x, CUDA_R_32F, in, n, in), op_name, device);
   TORCHLET_CUBLAS_CHECK(cublas().lt_layout_create(&d.y, CUDA_R_32F, out, n, out), op_name, device);
   const float alpha = 1.0f, beta = 0.0f;
-  TORCHLET_CUBLAS_CHECK(cublas().lt_matmul(lt, d.op, &alpha, w, d.w, x, d.x, &beta, y, d.y, y, d.y,
-                                           nullptr, cublas_workspace_, kWorkspaceBytes, stream_),
-                        op_name, device);
+  const cublasStatus_t status =
+      cublas().lt_matmul(lt, d.op, &alpha, w, d.w, x, d.x, &beta, y, d.y, y, d.y, nullptr,
+                         cublas_workspace_, kWorkspaceBytes, stream_);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_INVALID_VALUE) return false;
+  TORCHLET_CUBLAS_CHECK(status, op_name, device);
   profile::record_launch();
+  return true;
 }
 
 void CudaBackend::mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) {
@@ -127,7 +144,7 @@ void CudaBackend::mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t step
   }
   for (int64_t step = 0; step < steps; ++step) {
     for (int l = 0; l < L; ++l)
-      linear_lt(act[l], s.weight[l], s.bias[l], act[l + 1], n, w[l], w[l + 1], l + 1 < L);
+      linear_fused(act[l], s.weight[l], s.bias[l], act[l + 1], n, w[l], w[l + 1], l + 1 < L);
     cross_entropy_forward(act[L], target, losses + step, probs, n, c);
     float* dz = grad[0];
     cross_entropy_backward(probs, target, one, dz, n, c);

@@ -103,13 +103,19 @@ void CudaBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r,
   if (outer == 1 && inner >= 32 && r >= 256 && r <= INT_MAX && inner <= INT_MAX &&
       (r <= ones_count_ || !capturing())) {
     if (r > ones_count_) {
-      if (ones_) deallocate(ones_, static_cast<std::size_t>(ones_count_) * sizeof(float));
+      // A graph captured earlier may read the old ones in every replay: then they stay.
+      if (ones_ && ones_captured_)
+        retired_ones_.emplace_back(ones_, ones_count_);
+      else if (ones_)
+        deallocate(ones_, static_cast<std::size_t>(ones_count_) * sizeof(float));
       ones_ = nullptr;
+      ones_captured_ = false;
       ones_ = static_cast<float*>(allocate(static_cast<std::size_t>(r) * sizeof(float)));
       ones_count_ = r;
       kernels::fill(ones_, DType::Float32, r, 1.0, stream_);
       check_launch("sum");
     }
+    ones_captured_ = ones_captured_ || capturing();
     const float beta = 0.0f;
     // in is [r, inner] row-major = [inner, r] column-major; out = scale * in^T-sum.
     TORCHLET_CUBLAS_CHECK(
