@@ -230,7 +230,7 @@ TEST(ImageLayers, NamesReadLikePyTorch) {
   EXPECT_EQ(nn::Conv2d(1, 32, 3, 1, 1).name(),
             "Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))");
   EXPECT_EQ(nn::Conv2d(3, 8, {5, 3}, 2, 0, false).name(),
-            "Conv2d(3, 8, kernel_size=(5, 3), stride=(2, 2), bias=false)");
+            "Conv2d(3, 8, kernel_size=(5, 3), stride=(2, 2), bias=False)");
   EXPECT_EQ(nn::MaxPool2d(2).name(),
             "MaxPool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))");
   EXPECT_EQ(nn::Flatten().name(), "Flatten(start_dim=1, end_dim=-1)");

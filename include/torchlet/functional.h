@@ -60,6 +60,18 @@ Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor cumsum(const Tensor& x, int64_t dim);
 
+// --- normalisation -------------------------------------------------------------------------
+// (x - mean) / sqrt(var + eps) over the last normalized_shape.size() dimensions, then * weight
+// + bias (either may be undefined).
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  double eps = 1e-5);
+// input [N, C, ...] normalised per channel: with the batch's statistics while training (which
+// also update running_mean/var in place, when defined), else with the running ones.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
+                  double eps = 1e-5);
+
 // --- losses (torch.nn.functional's): reduction is "none", "mean" or "sum" -------------------
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");

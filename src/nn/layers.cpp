@@ -25,7 +25,7 @@ Tensor Linear::forward(const Tensor& input) { return linear(input, weight, bias)
 std::string Linear::name() const {
   return "Linear(in_features=" + std::to_string(in_features) +
          ", out_features=" + std::to_string(out_features) +
-         ", bias=" + (bias.defined() ? "true" : "false") + ")";
+         ", bias=" + (bias.defined() ? "True" : "False") + ")";
 }
 
 Tensor ReLU::forward(const Tensor& input) { return relu(input); }
@@ -62,7 +62,7 @@ std::string Conv2d::name() const {
   return "Conv2d(" + std::to_string(in_channels) + ", " + std::to_string(out_channels) +
          ", kernel_size=" + pair_text(kernel_size) + ", stride=" + pair_text(stride) +
          (padding.h || padding.w ? ", padding=" + pair_text(padding) : "") +
-         (bias.defined() ? "" : ", bias=false") + ")";
+         (bias.defined() ? "" : ", bias=False") + ")";
 }
 
 MaxPool2d::MaxPool2d(Size2 kernel, Size2 stride_, Size2 padding_)

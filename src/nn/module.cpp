@@ -2,9 +2,16 @@
 // with its forward pre-hooks and forward hooks.
 #include "torchlet/nn/module.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <typeinfo>
 
 #include "core/tensor_impl.h"
+#include "torchlet/autograd.h"
 #include "torchlet/error.h"
 
 namespace torchlet::nn {
@@ -88,6 +95,104 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
   return out;
 }
 
+Tensor& Module::register_buffer(const std::string& name, Tensor tensor) {
+  TORCHLET_CHECK(!name.empty() && name.find('.') == std::string::npos,
+                 "register_buffer: Expected a non-empty name without '.', but got '", name, "'");
+  for (const auto& [existing, buffer] : buffers_)
+    TORCHLET_CHECK(existing != name, "register_buffer: Expected a new name, but '", name,
+                   "' is already a buffer");
+  buffers_.emplace_back(name, std::move(tensor));
+  return buffers_.back().second;
+}
+
+void Module::collect_buffers(const std::string& prefix, bool recurse,
+                             std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [name, buffer] : buffers_)
+    if (buffer.defined()) out.emplace_back(prefix + name, buffer);
+  if (!recurse) return;
+  for (const auto& [name, child] : children_)
+    child->collect_buffers(prefix + name + ".", true, out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect_buffers("", recurse, out);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, buffer] : named_buffers(recurse)) out.push_back(std::move(buffer));
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::state_dict() const {
+  std::vector<std::pair<std::string, Tensor>> out = named_parameters();
+  for (auto& entry : named_buffers()) out.push_back(std::move(entry));
+  return out;
+}
+
+void Module::load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state,
+                             bool strict) {
+  std::map<std::string, Tensor> mine;
+  for (auto& [name, t] : state_dict()) mine.emplace(name, t);
+  std::map<std::string, const Tensor*> given;
+  for (const auto& [name, t] : state) {
+    TORCHLET_CHECK(given.emplace(name, &t).second,
+                   "load_state_dict: Expected each name once, but '", name, "' appears twice");
+    const auto found = mine.find(name);
+    TORCHLET_CHECK(found != mine.end() || !strict, "load_state_dict: Unexpected key '", name,
+                   "' in state_dict");
+    if (found == mine.end()) continue;
+    TORCHLET_CHECK(t.defined() && t.shape() == found->second.shape(),
+                   "load_state_dict: size "
+                   "mismatch for ",
+                   name, ": copying a param with shape ",
+                   t.defined() ? t.shape().str() : "undefined", ", the shape in current model is ",
+                   found->second.shape());
+  }
+  if (strict)
+    for (const auto& [name, t] : mine)
+      TORCHLET_CHECK(given.count(name), "load_state_dict: Missing key '", name, "' in state_dict");
+  NoGradGuard no_grad;
+  for (const auto& [name, t] : given)
+    if (mine.count(name)) mine.at(name).copy_(*t);
+}
+
+std::string Module::name() const {
+  const char* mangled = typeid(*this).name();
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  std::string full = status == 0 && demangled ? demangled.get() : mangled;
+  const std::size_t colon = full.rfind("::");
+  return colon == std::string::npos ? full : full.substr(colon + 2);
+}
+
+namespace {
+
+void print_tree(std::ostream& out, const Module& m, const std::string& indent) {
+  const std::string name = m.name();
+  if (m.named_children().empty()) {
+    out << name << (name.find('(') == std::string::npos ? "()" : "");
+    return;
+  }
+  out << name.substr(0, name.find('(')) << "(\n";
+  for (const auto& [child_name, child] : m.named_children()) {
+    out << indent << "  (" << child_name << "): ";
+    print_tree(out, *child, indent + "  ");
+    out << "\n";
+  }
+  out << indent << ")";
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const Module& module) {
+  print_tree(out, module, "");
+  return out;
+}
+
 std::vector<Module*> Module::children() const {
   std::vector<Module*> out;
   for (const auto& [name, child] : children_) out.push_back(child);
@@ -110,6 +215,7 @@ void Module::zero_grad(bool set_to_none) {
 
 void Module::to(const Device& device) {
   for (const Tensor& p : parameters()) move_in_place(p, device);
+  for (const Tensor& b : buffers()) move_in_place(b, device);
 }
 
 RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook) {

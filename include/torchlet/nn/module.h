@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,10 +68,22 @@ class Module {
   // Registers a parameter (marked requires_grad) and returns the stored handle.
   Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
 
+  // Registers a tensor that is state but not a parameter (BatchNorm's running statistics):
+  // moved by to(), saved in state_dict(), never given to an optimizer. May be undefined.
+  Tensor& register_buffer(const std::string& name, Tensor tensor);
+
   // This module's parameters, then its children's, depth first in registration order.
   std::vector<Tensor> parameters(bool recurse = true) const;
   // The same with dotted names ("fc1.weight").
   std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
+  // Every parameter and buffer by its dotted name (PyTorch's state_dict keys), sharing storage.
+  std::vector<std::pair<std::string, Tensor>> state_dict() const;
+  // Copies each tensor of `state` into the parameter or buffer of the same name, checking all
+  // names and shapes first (strict: no missing or unexpected names), as PyTorch's does.
+  void load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state,
+                       bool strict = true);
   std::vector<Module*> children() const;
   const std::vector<std::pair<std::string, Module*>>& named_children() const { return children_; }
 
@@ -86,18 +99,26 @@ class Module {
   RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
   RemovableHandle register_forward_hook(ForwardHook hook);
 
-  // The layer's name for printing, e.g. "Linear(in_features=4, out_features=10)".
-  virtual std::string name() const { return "Module"; }
+  // The layer's name for printing, e.g. "Linear(in_features=4, out_features=10, bias=True)";
+  // by default the C++ class name ("MLP"). operator<< prints the whole tree as PyTorch does.
+  virtual std::string name() const;
 
  private:
   void collect_parameters(const std::string& prefix, bool recurse,
                           std::vector<std::pair<std::string, Tensor>>& out) const;
 
+  void collect_buffers(const std::string& prefix, bool recurse,
+                       std::vector<std::pair<std::string, Tensor>>& out) const;
+
   std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<std::pair<std::string, Module*>> children_;
   std::vector<std::shared_ptr<Module>> owned_;
   std::shared_ptr<detail::HookLists> hooks_;  // created by the first registration
   bool training_ = true;
 };
+
+// PyTorch's repr: "MLP(\n  (fc1): Linear(in_features=4, out_features=10, bias=True)\n  ...)".
+std::ostream& operator<<(std::ostream& out, const Module& module);
 
 }  // namespace torchlet::nn

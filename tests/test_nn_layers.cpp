@@ -1,0 +1,130 @@
+// The layers of issue 14 against PyTorch (LayerNorm, BatchNorm1d/2d: outputs, gradients, running
+// statistics and eval outputs from tests/fixtures/ops_golden.json), the activation modules,
+// buffers, state_dict()/load_state_dict(), and the module tree printed as PyTorch's repr.
+#include <sstream>
+
+#include "ops_golden.h"
+#include "testing.h"
+
+namespace torchlet {
+namespace {
+
+using testing::all_close;
+using testing::floats;
+
+std::shared_ptr<nn::Module> make(const std::string& name) {
+  if (name == "layer_norm") return std::make_shared<nn::LayerNorm>(std::vector<int64_t>{3});
+  if (name == "layer_norm_2d") return std::make_shared<nn::LayerNorm>(std::vector<int64_t>{2, 3});
+  if (name == "batch_norm_1d") return std::make_shared<nn::BatchNorm1d>(3);
+  return std::make_shared<nn::BatchNorm2d>(3, 1e-5, 0.3);
+}
+
+TEST(NnLayers, NormsMatchPyTorchInTrainingAndEval) {
+  for (const nlohmann::json& e : testing::ops_golden()["norms"]) {
+    const std::string name = e["name"];
+    SCOPED_TRACE(name);
+    auto m = make(name);
+    auto params = m->parameters();
+    ASSERT_EQ(params.size(), e["params"].size());
+    {
+      NoGradGuard no_grad;
+      for (std::size_t i = 0; i < params.size(); ++i)
+        params[i].copy_(tensor(floats(e["params"][i]), params[i].shape()));
+    }
+    Tensor x = tensor(floats(e["x"]), Shape(e["shape"].get<std::vector<int64_t>>()));
+    x.set_requires_grad(true);
+    Tensor out = (*m)(x);
+    EXPECT_TRUE(all_close(out.to_vector<float>(), floats(e["out"]), 1e-5, 1e-5));
+    (out * tensor(floats(e["w"]), out.shape())).sum().backward();
+    EXPECT_TRUE(all_close(x.grad().to_vector<float>(), floats(e["grad"]), 1e-5, 1e-5));
+    if (!e.contains("running_mean")) continue;
+    const auto buffers = m->named_buffers();
+    ASSERT_EQ(buffers.size(), 3u);
+    EXPECT_EQ(buffers[0].first, "running_mean");
+    EXPECT_TRUE(all_close(buffers[0].second.to_vector<float>(), floats(e["running_mean"]), 1e-6));
+    EXPECT_TRUE(all_close(buffers[1].second.to_vector<float>(), floats(e["running_var"]), 1e-6));
+    EXPECT_EQ(buffers[2].second.item<int64_t>(), 1);  // num_batches_tracked
+    m->eval();
+    EXPECT_TRUE(all_close((*m)(x.detach()).to_vector<float>(), floats(e["eval_out"]), 1e-5, 1e-5));
+  }
+}
+
+struct Net : nn::Module {
+  nn::Linear fc{4, 3};
+  nn::BatchNorm1d bn{3};
+  nn::GELU act{"tanh"};
+  Net() {
+    register_module("fc", fc);
+    register_module("bn", bn);
+    register_module("act", act);
+  }
+  Tensor forward(const Tensor& x) override { return act(bn(fc(x))); }
+};
+
+TEST(NnLayers, StateDictCarriesParametersAndBuffers) {
+  manual_seed(1);
+  Net a;
+  a(randn({6, 4}));  // moves bn's running statistics
+  std::vector<std::string> names;
+  for (const auto& [name, t] : a.state_dict()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"fc.weight", "fc.bias", "bn.weight", "bn.bias",
+                                             "bn.running_mean", "bn.running_var",
+                                             "bn.num_batches_tracked"}));
+  manual_seed(2);
+  Net b;
+  b.load_state_dict(a.state_dict());
+  EXPECT_EQ(b.fc.weight.to_vector<float>(), a.fc.weight.to_vector<float>());
+  EXPECT_EQ(b.bn.running_mean.to_vector<float>(), a.bn.running_mean.to_vector<float>());
+  auto state = a.state_dict();
+  state.pop_back();
+  EXPECT_EQ(testing::error_of([&] { b.load_state_dict(state); }),
+            "load_state_dict: Missing key 'bn.num_batches_tracked' in state_dict");
+  state = a.state_dict();
+  state[0].second = zeros({2, 2});
+  EXPECT_EQ(testing::error_of([&] { b.load_state_dict(state); }),
+            "load_state_dict: size mismatch for fc.weight: copying a param with shape [2, 2], "
+            "the shape in current model is [3, 4]");
+}
+
+TEST(NnLayers, PrintsTheModuleTreeAsPyTorch) {
+  Net net;
+  std::ostringstream out;
+  out << net;
+  EXPECT_EQ(out.str(),
+            "Net(\n"
+            "  (fc): Linear(in_features=4, out_features=3, bias=True)\n"
+            "  (bn): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, "
+            "track_running_stats=True)\n"
+            "  (act): GELU(approximate='tanh')\n"
+            ")");
+  nn::Sequential seq(std::make_shared<nn::Linear>(2, 2), std::make_shared<nn::Tanh>(),
+                     std::make_shared<nn::LayerNorm>(std::vector<int64_t>{2}));
+  std::ostringstream s;
+  s << seq;
+  EXPECT_EQ(s.str(),
+            "Sequential(\n"
+            "  (0): Linear(in_features=2, out_features=2, bias=True)\n"
+            "  (1): Tanh()\n"
+            "  (2): LayerNorm((2,), eps=1e-05, elementwise_affine=True)\n"
+            ")");
+}
+
+TEST(NnLayers, ActivationModulesCallTheirFunctions) {
+  const Tensor x = tensor({-1.5f, 0.5f, 2.0f});
+  EXPECT_EQ(nn::Sigmoid()(x).to_vector<float>(), sigmoid(x).to_vector<float>());
+  EXPECT_EQ(nn::SiLU()(x).to_vector<float>(), silu(x).to_vector<float>());
+  EXPECT_EQ(nn::LeakyReLU(0.2)(x).to_vector<float>(), leaky_relu(x, 0.2).to_vector<float>());
+  EXPECT_EQ(nn::ELU()(x).to_vector<float>(), elu(x).to_vector<float>());
+  EXPECT_EQ(nn::Softplus()(x).to_vector<float>(), softplus(x).to_vector<float>());
+  EXPECT_EQ(nn::Identity()(x).to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ(nn::Softmax(0)(x).to_vector<float>(), softmax(x, 0).to_vector<float>());
+  EXPECT_EQ(nn::LogSoftmax(0).name(), "LogSoftmax(dim=0)");
+  EXPECT_EQ(nn::LeakyReLU(0.2).name(), "LeakyReLU(negative_slope=0.2)");
+  EXPECT_EQ(testing::error_of([] {
+              nn::BatchNorm1d(3)(zeros({1, 3}));
+            }),
+            "Expected more than 1 value per channel when training, got input size [1, 3]");
+}
+
+}  // namespace
+}  // namespace torchlet
