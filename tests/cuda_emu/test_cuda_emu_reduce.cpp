@@ -93,14 +93,19 @@ TEST(CudaEmuReduce, SoftmaxAndLogSoftmaxForwardAndBackward) {
 }
 
 TEST(CudaEmuLoss, CrossEntropyForwardAndBackward) {
-  // Fewer rows than threads, and more (each thread then takes several).
-  for (int64_t n : {1, 7, 300}) {
-    const int64_t c = 5;
+  // One block with idle row groups, several blocks, and the grid's 1024 blocks each taking rows
+  // in three passes (20000 rows); rows shorter than a group's 32 threads and several times longer.
+  struct Case {
+    int64_t n, c;
+  };
+  for (const Case& k :
+       {Case{1, 5}, Case{7, 5}, Case{300, 5}, Case{1000, 3}, Case{1000, 300}, Case{20000, 3}}) {
+    const int64_t n = k.n, c = k.c;
     const std::vector<float> logits = uniform(static_cast<std::size_t>(n * c), 30, -3.0f, 3.0f);
     const std::vector<int64_t> target = integers(static_cast<std::size_t>(n), 31, 0, c);
     const std::vector<float> dloss = {0.75f};
     for_each_order([&] {
-      const std::string what = "cross_entropy n=" + std::to_string(n);
+      const std::string what = "cross_entropy n=" + std::to_string(n) + " c=" + std::to_string(c);
       std::vector<float> loss(1), loss_ref(1), probs(n * c), probs_ref(n * c);
       ErrorWord error;
       kernels::cross_entropy_forward(logits.data(), target.data(), loss.data(), probs.data(), n, c,

@@ -60,7 +60,8 @@ void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
                       int64_t inner, bool log, cudaStream_t stream);
 
 // --- fused softmax + cross-entropy (loss.cu) ----------------------------------------------------
-// One launch each way. Targets outside [0, c) make the loss NaN and are reported via `error`.
+// The forward is two launches (many blocks, then one that adds their sums in a fixed order), the
+// backward one. Targets outside [0, c) make the loss NaN and are reported via `error`.
 void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
                            int64_t n, int64_t c, ErrorFlag error, cudaStream_t stream);
 void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
