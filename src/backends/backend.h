@@ -28,8 +28,10 @@ struct Loop {
   Shape stride_b;
 };
 
+// SGD without dampening: the momentum buffer starts at zero, so momentum * buf + d on the
+// first step is PyTorch's buf = d.
 struct SgdOptions {
-  float lr, momentum, dampening, weight_decay;
+  float lr, momentum, weight_decay;
   bool nesterov;
 };
 
@@ -44,9 +46,9 @@ struct ParamUpdate {
   const float* grad;
   float* state1;  // SGD: the momentum buffer (null without momentum); Adam: exp_avg
   float* state2;  // Adam: exp_avg_sq; SGD: unused
+  int64_t* step;  // Adam: the steps so far (device memory, one int64): the kernel adds one,
+                  // then uses it for the bias corrections; SGD: unused
   int64_t n;
-  int64_t step;  // 1 on this parameter's first update: initialises SGD's momentum buffer,
-                 // drives Adam's bias corrections
 };
 
 // One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->
@@ -197,6 +199,22 @@ class Backend {
 // The backend of `device`. Throws torchlet::Error when that device does not exist or torchlet
 // was built without support for its type.
 Backend& get(const Device& device);
+
+// --- recording (torchlet::compile) ----------------------------------------------------------
+namespace detail {
+struct Routing {
+  Backend* target = nullptr;    // the backend whose calls are being recorded on this thread
+  Backend* recorder = nullptr;  // the Recorder that records them (backends/recorder.h)
+};
+inline thread_local Routing routing;
+}  // namespace detail
+
+// The backend a kernel for `b` must be called on: b, or the recorder while this thread records
+// b's kernels. Every kernel call goes through here (backend_of in core/tensor_impl.h).
+inline Backend& routed(Backend& b) noexcept {
+  const detail::Routing& r = detail::routing;
+  return r.target == &b ? *r.recorder : b;
+}
 
 // How many devices of this type the registry can serve (1 for the CPU).
 int device_count(DeviceType type);

@@ -95,8 +95,8 @@ struct Update {
   const float* grad;
   float* state1;  // SGD momentum buffer / Adam exp_avg
   float* state2;  // Adam exp_avg_sq
+  int64_t* step;  // Adam: steps so far (advanced by adam_step before the update)
   int64_t n;
-  int64_t step;
 };
 inline constexpr int kMaxUpdates = 48;  // per launch: the arguments stay under 4 KiB
 struct Updates {
@@ -104,7 +104,7 @@ struct Updates {
   Update u[kMaxUpdates];
 };
 struct Sgd {
-  float lr, momentum, dampening, weight_decay;
+  float lr, momentum, weight_decay;
   bool nesterov;
 };
 struct Adam {

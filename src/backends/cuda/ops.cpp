@@ -186,7 +186,7 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& p = params[k];
     if (p.n == 0) continue;
-    chunk.u[chunk.count++] = {p.param, p.grad, p.state1, p.state2, p.n, p.step};
+    chunk.u[chunk.count++] = {p.param, p.grad, p.state1, p.state2, p.step, p.n};
     if (chunk.count == kernels::kMaxUpdates) {
       launch(chunk);
       chunk.count = 0;
@@ -199,7 +199,7 @@ void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
 
 void CudaBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions& o) {
   activate();
-  const kernels::Sgd options{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov};
+  const kernels::Sgd options{o.lr, o.momentum, o.weight_decay, o.nesterov};
   for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
     kernels::sgd_step(chunk, options, stream_);
     check_launch("SGD.step");
