@@ -120,10 +120,6 @@ void Recorder::copy_to_host(void*, const void*, std::size_t) {
                  "after the compiled call returns");
 }
 
-void Recorder::copy(void* dst, const void* src, std::size_t nbytes) {
-  run_and_keep([=](Backend& b) { b.copy(dst, src, nbytes); });
-}
-
 void Recorder::fill(void* out, DType dtype, int64_t n, double value) {
   run_and_keep([=](Backend& b) { b.fill(out, dtype, n, value); });
 }
@@ -252,12 +248,12 @@ struct OwnedMlpStep {
 }  // namespace
 
 void Recorder::mlp_step(const MlpStep& step) {
-  run_and_keep([owned = OwnedMlpStep(step)](Backend& b) { b.mlp_step(owned.get()); });
+  run_and_keep([owned = OwnedMlpStep(step)](Backend& b) { b.fused_mlp()->mlp_step(owned.get()); });
 }
 
 void Recorder::mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) {
   run_and_keep([owned = OwnedMlpStep(step), sgd, steps, losses](Backend& b) {
-    b.mlp_sgd_steps(owned.get(), sgd, steps, losses);
+    b.fused_mlp()->mlp_sgd_steps(owned.get(), sgd, steps, losses);
   });
 }
 

@@ -51,7 +51,7 @@ class RecordingPool {
 // are refused (their value would be frozen); copies from the host replay the bytes they had;
 // dropout draws a new seed from torchlet's generator on every replay, in the order eager
 // calls draw them.
-class Recorder final : public Backend {
+class Recorder final : public Backend, public FusedMlpKernels {
  public:
   explicit Recorder(Backend& target);
   ~Recorder() override;
@@ -74,7 +74,6 @@ class Recorder final : public Backend {
   }
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
-  void copy(void* dst, const void* src, std::size_t nbytes) override;
   void synchronize() override { target_.synchronize(); }
 
   void fill(void* out, DType dtype, int64_t n, double value) override;
@@ -112,6 +111,8 @@ class Recorder final : public Backend {
                              int64_t n, int64_t c) override;
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
+  // Fused kernels when the target has them, recorded as one call.
+  FusedMlpKernels* fused_mlp() override { return target_.fused_mlp() ? this : nullptr; }
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
   void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;

@@ -27,7 +27,7 @@ struct GraphPool {
   bool graph_alive = true;
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public FusedMlpKernels {
  public:
   explicit CudaBackend(int index);
   ~CudaBackend() override;
@@ -42,7 +42,6 @@ class CudaBackend final : public Backend {
   void deallocate(void* ptr, std::size_t nbytes) noexcept override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
-  void copy(void* dst, const void* src, std::size_t nbytes) override;
   void synchronize() override;
   AllocatorStats allocator_stats() const { return allocator_.stats(); }
   void empty_cache() { allocator_.empty_cache(); }
@@ -90,6 +89,7 @@ class CudaBackend final : public Backend {
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
 
+  FusedMlpKernels* fused_mlp() override { return this; }
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
 
