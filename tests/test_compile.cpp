@@ -1,7 +1,8 @@
 // torchlet::compile: replays against the same steps run eagerly (losses at every step and the
-// parameters after them, bit for bit: a replay runs the recorded kernels on the same data),
-// for the course's MLP, nested modules, Sequential, a CNN, Dropout, SGD with momentum and
-// Adam; the refusals and their messages; recording again when the inputs or the lr change.
+// parameters after them: bit for bit where a replay runs the recorded kernels on the same data,
+// to float rounding where an MLP's step runs as the fused kernel), for the course's MLP, nested
+// modules, Sequential, a CNN, Dropout, SGD with momentum and Adam; the refusals and their
+// messages; recording again when the inputs or the lr change.
 #include <memory>
 
 #include "testing.h"
@@ -64,10 +65,27 @@ Tensor labels(int64_t n, int64_t offset = 0) {
   return tensor(y);
 }
 
-struct Run {
+struct Trained {
   std::vector<float> losses;
   std::vector<std::vector<float>> params;
+  bool fused = false;
 };
+
+// Bit for bit, or (fused kernels) to float rounding.
+void expect_same(const std::vector<float>& got, const std::vector<float>& want, bool fused) {
+  if (fused)
+    EXPECT_TRUE(testing::all_close(got, want, 1e-5, 1e-4));
+  else
+    EXPECT_EQ(got, want);
+}
+void expect_same(const Trained& got, const Trained& want) {
+  expect_same(got.losses, want.losses, got.fused);
+  ASSERT_EQ(got.params.size(), want.params.size());
+  for (std::size_t i = 0; i < got.params.size(); ++i)
+    expect_same(got.params[i], want.params[i], got.fused);
+}
+
+enum class Fused { No, Yes };
 
 using MakeModel = std::function<std::shared_ptr<nn::Module>()>;
 using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)>;
@@ -78,8 +96,8 @@ std::unique_ptr<optim::Optimizer> plain_sgd(std::vector<Tensor> params) {
 
 // `steps` training steps on (X, y), eagerly or compiled, from the same seeds (the model's
 // initial weights, then the dropout stream).
-Run train(const MakeModel& make, const MakeOptimizer& make_optimizer, const Tensor& X,
-          const Tensor& y, int steps, bool compiled) {
+Trained train(const MakeModel& make, const MakeOptimizer& make_optimizer, const Tensor& X,
+              const Tensor& y, int steps, bool compiled) {
   manual_seed(7);
   std::shared_ptr<nn::Module> model = make();
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(model->parameters());
@@ -92,65 +110,70 @@ Run train(const MakeModel& make, const MakeOptimizer& make_optimizer, const Tens
     return loss;
   };
   manual_seed(11);
-  Run run;
+  Trained run;
   auto compiled_step = compile(step);
   for (int i = 0; i < steps; ++i)
     run.losses.push_back((compiled ? compiled_step() : step()).item());
   if (compiled) {
     EXPECT_EQ(compiled_step.recordings(), 1);
     EXPECT_GT(compiled_step.recorded_kernels(), 0u);
+    run.fused = compiled_step.fused();
   }
   run.params = parameter_values(*model);
   return run;
 }
 
-void expect_replay_matches_eager(const MakeModel& make, const MakeOptimizer& make_optimizer,
-                                 const Tensor& X, const Tensor& y, int steps = 12) {
-  const Run eager = train(make, make_optimizer, X, y, steps, false);
-  const Run replayed = train(make, make_optimizer, X, y, steps, true);
-  EXPECT_EQ(replayed.losses, eager.losses);
-  EXPECT_EQ(replayed.params, eager.params);
+void expect_replay_matches_eager(Fused fused, const MakeModel& make,
+                                 const MakeOptimizer& make_optimizer, const Tensor& X,
+                                 const Tensor& y, int steps = 12) {
+  const Trained eager = train(make, make_optimizer, X, y, steps, false);
+  const Trained replayed = train(make, make_optimizer, X, y, steps, true);
+  EXPECT_EQ(replayed.fused, fused == Fused::Yes);
+  expect_same(replayed, eager);
   EXPECT_NE(eager.losses.front(), eager.losses.back());  // it trained
 }
 
 TEST(Compile, CourseMlpReplaysTheEagerSteps) {
-  expect_replay_matches_eager([] { return std::make_shared<MLP>(); }, plain_sgd, features(30, 1),
-                              labels(30));
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return std::make_shared<MLP>(); }, plain_sgd, features(30, 1), labels(30));
 }
 
 TEST(Compile, SequentialReplaysTheEagerSteps) {
-  expect_replay_matches_eager([] { return testing::small_mlp(3); }, plain_sgd, features(17, 2),
-                              labels(17));
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return testing::small_mlp(3); }, plain_sgd, features(17, 2), labels(17));
 }
 
 TEST(Compile, NestedModulesReplayTheEagerSteps) {
-  expect_replay_matches_eager([] { return std::make_shared<Nested>(false); }, plain_sgd,
-                              features(9, 3), labels(9));
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return std::make_shared<Nested>(false); }, plain_sgd, features(9, 3),
+      labels(9));
 }
 
 TEST(Compile, CnnReplaysTheEagerSteps) {
-  expect_replay_matches_eager(cnn, plain_sgd, images(5, 4), labels(5), 6);
+  expect_replay_matches_eager(Fused::No, cnn, plain_sgd, images(5, 4), labels(5), 6);
 }
 
 // Each replay draws the next dropout seed, as the eager call does: the masks match step for
 // step (a frozen seed would give the same mask every step and different losses).
 TEST(Compile, DropoutDrawsANewMaskOnEveryReplay) {
-  expect_replay_matches_eager([] { return std::make_shared<Nested>(true); }, plain_sgd,
-                              features(20, 5), labels(20));
+  expect_replay_matches_eager(
+      Fused::No, [] { return std::make_shared<Nested>(true); }, plain_sgd, features(20, 5),
+      labels(20));
 }
 
 TEST(Compile, SgdWithMomentumReplaysTheEagerSteps) {
-  expect_replay_matches_eager([] { return std::make_shared<MLP>(); },
-                              [](std::vector<Tensor> p) {
-                                return std::make_unique<optim::SGD>(std::move(p), 0.05, 0.9, 1e-3);
-                              },
-                              features(30, 6), labels(30));
-  expect_replay_matches_eager([] { return std::make_shared<MLP>(); },
-                              [](std::vector<Tensor> p) {
-                                return std::make_unique<optim::SGD>(std::move(p), 0.05, 0.9, 0.0,
-                                                                    true);
-                              },
-                              features(30, 6), labels(30));
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return std::make_shared<MLP>(); },
+      [](std::vector<Tensor> p) {
+        return std::make_unique<optim::SGD>(std::move(p), 0.05, 0.9, 1e-3);
+      },
+      features(30, 6), labels(30));
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return std::make_shared<MLP>(); },
+      [](std::vector<Tensor> p) {
+        return std::make_unique<optim::SGD>(std::move(p), 0.05, 0.9, 0.0, true);
+      },
+      features(30, 6), labels(30));
 }
 
 // Adam's step count lives on the device and advances on every replay (a frozen count would
@@ -159,8 +182,8 @@ TEST(Compile, AdamAdvancesItsStepCountOnEveryReplay) {
   const MakeOptimizer adam = [](std::vector<Tensor> p) {
     return std::make_unique<optim::Adam>(std::move(p), 0.01);
   };
-  expect_replay_matches_eager([] { return std::make_shared<MLP>(); }, adam, features(30, 7),
-                              labels(30));
+  expect_replay_matches_eager(
+      Fused::No, [] { return std::make_shared<MLP>(); }, adam, features(30, 7), labels(30));
   MLP model;
   optim::Adam optimizer(model.parameters(), 0.01);
   const Tensor X = features(8, 8), y = labels(8);
@@ -221,10 +244,10 @@ TEST(Compile, ArgumentsReplayAndANewShapeRecordsAgain) {
     for (const auto& [X, y] : batches)
       losses.push_back((compiled ? compiled_step(X, y) : step(X, y)).item());
     if (recordings) *recordings = compiled_step.recordings();
-    return std::make_pair(losses, parameter_values(model));
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
   };
   int recordings = 0;
-  EXPECT_EQ(run(true, &recordings), run(false, nullptr));
+  expect_same(run(true, &recordings), run(false, nullptr));
   EXPECT_EQ(recordings, 3);  // on calls 2, 5 and 8 (each after one eager call on that shape)
 }
 
@@ -249,10 +272,10 @@ TEST(Compile, AChangedLearningRateRecordsAgain) {
       losses.push_back((compiled ? compiled_step() : step()).item());
     }
     if (recordings) *recordings = compiled_step.recordings();
-    return std::make_pair(losses, parameter_values(model));
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
   };
   int recordings = 0;
-  EXPECT_EQ(run(true, &recordings), run(false, nullptr));
+  expect_same(run(true, &recordings), run(false, nullptr));
   EXPECT_EQ(recordings, 2);
 }
 
@@ -281,9 +304,9 @@ TEST(Compile, BlocksFreedWhileRecordingAreNotHandedOut) {
     }
     for (const Tensor& b : bystanders)
       for (float v : b.to_vector<float>()) EXPECT_EQ(v, 42.0f);
-    return std::make_pair(losses, parameter_values(model));
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
   };
-  EXPECT_EQ(run(true), run(false));
+  expect_same(run(true), run(false));
 }
 
 // What cannot be recorded is refused by the recording call, naming the op; the library works
@@ -312,7 +335,8 @@ TEST(Compile, HostReadsAndRandomTensorsInsideTheStepAreRefused) {
             "(rand, uniform, randn) inside it (its values are drawn on the host and would be "
             "frozen); call it outside the step");
   EXPECT_EQ((ones({3}) * 2.0f).sum().item(), 6.0f);
-  expect_replay_matches_eager([] { return std::make_shared<MLP>(); }, plain_sgd, X, y, 4);
+  expect_replay_matches_eager(
+      Fused::Yes, [] { return std::make_shared<MLP>(); }, plain_sgd, X, y, 4);
   EXPECT_NE(seen, 0.0f);
 }
 

@@ -17,7 +17,10 @@
 // from torchlet's generator, exactly as the eager calls would. The step may take tensors as
 // arguments, step(X, y): each call copies them into the recording's own inputs, and a change of
 // their shapes, dtypes or devices (or of an optimizer's lr) makes it record again. On the CPU
-// the recording is a list of kernel calls; on CUDA a CUDA graph (cuda::Graph).
+// the recording is a list of kernel calls; on CUDA a CUDA graph (cuda::Graph). Where the
+// recording is exactly a small MLP's step (Linear layers with ReLU between them, mean
+// cross-entropy, backward, SGD over those parameters) and the backend has fused MLP kernels,
+// the CPU replays it as one fused call, equal to the eager step to float rounding.
 //
 // Rules, as for CUDA graphs: the step must be the same work on every call. Tensors it reads
 // without taking them as arguments (captured by the lambda, e.g. X_train) must stay alive and
@@ -58,6 +61,8 @@ class CompiledStep {
   // first recording and on CUDA, where the recording is a graph).
   int recordings() const noexcept;
   std::size_t recorded_kernels() const noexcept;
+  // True when the recording is a small MLP's step that replays as one fused kernel.
+  bool fused() const noexcept;
 
  private:
   struct Impl;
@@ -83,6 +88,7 @@ class Compiled {
 
   int recordings() const noexcept { return step_.recordings(); }
   std::size_t recorded_kernels() const noexcept { return step_.recorded_kernels(); }
+  bool fused() const noexcept { return step_.fused(); }
 
  private:
   F fn_;

@@ -2,7 +2,7 @@
 // over copies of its arguments (pointer arrays included), so a replay needs nothing else.
 #include "backends/recorder.h"
 
-#include <cstring>
+#include <algorithm>
 
 #include "core/random_generator.h"
 #include "torchlet/error.h"
@@ -100,11 +100,27 @@ void add_recording_guard(std::function<bool()> holds) {
 }
 
 template <typename Kernel>
-void Recorder::run_and_keep(Kernel&& kernel) {
+void Recorder::run_and_keep(Kernel&& kernel, RecordedCall call) {
   kernel(target_);
   list_.emplace_back(
       [kernel = std::forward<Kernel>(kernel), &target = target_] { kernel(target); });
+  calls_.push_back(std::move(call));
 }
+
+namespace {
+
+using Kind = RecordedCall::Kind;
+
+RecordedCall described(Kind kind, std::initializer_list<const void*> ptrs,
+                       std::initializer_list<int64_t> sizes) {
+  RecordedCall call;
+  call.kind = kind;
+  std::copy(ptrs.begin(), ptrs.end(), call.ptr);
+  std::copy(sizes.begin(), sizes.end(), call.size);
+  return call;
+}
+
+}  // namespace
 
 void Recorder::copy_from_host(void* dst, const void* src, std::size_t nbytes) {
   const auto* bytes = static_cast<const unsigned char*>(src);
@@ -121,7 +137,9 @@ void Recorder::copy_to_host(void*, const void*, std::size_t) {
 }
 
 void Recorder::fill(void* out, DType dtype, int64_t n, double value) {
-  run_and_keep([=](Backend& b) { b.fill(out, dtype, n, value); });
+  run_and_keep([=](Backend& b) { b.fill(out, dtype, n, value); },
+               dtype == DType::Float32 && value == 1.0 ? described(Kind::FillOne, {out}, {n})
+                                                       : RecordedCall{});
 }
 
 void Recorder::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
@@ -148,16 +166,20 @@ void Recorder::gather_rows(const void* in, int64_t rows, const int64_t* index, v
 }
 
 void Recorder::relu_forward(const float* x, float* y, int64_t n) {
-  run_and_keep([=](Backend& b) { b.relu_forward(x, y, n); });
+  run_and_keep([=](Backend& b) { b.relu_forward(x, y, n); },
+               described(Kind::ReluForward, {x, y}, {n}));
 }
 
 void Recorder::relu_backward(const float* x, const float* dy, float* dx, int64_t n) {
-  run_and_keep([=](Backend& b) { b.relu_backward(x, dy, dx, n); });
+  run_and_keep([=](Backend& b) { b.relu_backward(x, dy, dx, n); },
+               described(Kind::ReluBackward, {x, dy, dx}, {n}));
 }
 
 void Recorder::sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
                        float scale) {
-  run_and_keep([=](Backend& b) { b.sum_dim(in, out, outer, r, inner, scale); });
+  run_and_keep(
+      [=](Backend& b) { b.sum_dim(in, out, outer, r, inner, scale); },
+      scale == 1.0f ? described(Kind::SumDim, {in, out}, {outer, r, inner}) : RecordedCall{});
 }
 
 void Recorder::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
@@ -178,13 +200,20 @@ void Recorder::softmax_backward(const float* y, const float* dy, float* dx, int6
 void Recorder::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                     const float* a, int64_t lda, const float* b_, int64_t ldb, float beta, float* c,
                     int64_t ldc) {
+  RecordedCall call;
+  if (alpha == 1.0f && beta == 0.0f) {
+    call = described(Kind::Gemm, {a, b_, c}, {m, n, k, lda, ldb, ldc});
+    call.trans_a = trans_a, call.trans_b = trans_b;
+  }
   run_and_keep(
-      [=](Backend& b) { b.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b_, ldb, beta, c, ldc); });
+      [=](Backend& b) { b.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b_, ldb, beta, c, ldc); },
+      std::move(call));
 }
 
 void Recorder::linear_forward(const float* x, const float* w, const float* bias, float* y,
                               int64_t rows, int64_t in, int64_t out) {
-  run_and_keep([=](Backend& b) { b.linear_forward(x, w, bias, y, rows, in, out); });
+  run_and_keep([=](Backend& b) { b.linear_forward(x, w, bias, y, rows, in, out); },
+               described(Kind::LinearForward, {x, w, bias, y}, {rows, in, out}));
 }
 
 void Recorder::im2col(const float* image, float* col, const Window2d& w) {
@@ -211,16 +240,19 @@ void Recorder::dropout_forward(const float* x, float* y, float* mask, int64_t n,
   target_.dropout_forward(x, y, mask, n, p, seed);
   list_.emplace_back(
       [=, &target = target_] { target.dropout_forward(x, y, mask, n, p, random::next_u64()); });
+  calls_.emplace_back();
 }
 
 void Recorder::cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
                                      float* probs, int64_t n, int64_t c) {
-  run_and_keep([=](Backend& b) { b.cross_entropy_forward(logits, target, loss, probs, n, c); });
+  run_and_keep([=](Backend& b) { b.cross_entropy_forward(logits, target, loss, probs, n, c); },
+               described(Kind::CrossEntropyForward, {logits, target, loss, probs}, {n, c}));
 }
 
 void Recorder::cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                                       float* dlogits, int64_t n, int64_t c) {
-  run_and_keep([=](Backend& b) { b.cross_entropy_backward(probs, target, dloss, dlogits, n, c); });
+  run_and_keep([=](Backend& b) { b.cross_entropy_backward(probs, target, dloss, dlogits, n, c); },
+               described(Kind::CrossEntropyBackward, {probs, target, dloss, dlogits}, {n, c}));
 }
 
 namespace {
@@ -258,9 +290,16 @@ void Recorder::mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t ste
 }
 
 void Recorder::sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) {
-  run_and_keep([updates = std::vector<ParamUpdate>(params, params + count), options](Backend& b) {
-    b.sgd_step(updates.data(), static_cast<int>(updates.size()), options);
-  });
+  std::vector<ParamUpdate> updates(params, params + count);
+  RecordedCall call;
+  call.kind = Kind::SgdStep;
+  call.updates = updates;
+  call.sgd = options;
+  run_and_keep(
+      [updates = std::move(updates), options](Backend& b) {
+        b.sgd_step(updates.data(), static_cast<int>(updates.size()), options);
+      },
+      std::move(call));
 }
 
 void Recorder::adam_step(const ParamUpdate* params, int count, const AdamOptions& options) {

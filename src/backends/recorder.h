@@ -47,6 +47,30 @@ class RecordingPool {
   std::vector<std::pair<void*, std::size_t>> owned_;          // every block to give back
 };
 
+// A recorded kernel as compile/fuse_mlp.cpp reads it: the kinds a small MLP's training step is
+// made of, with their pointers and sizes in argument order (see each Recorder override);
+// everything else, and these kernels with other constants, is Other.
+struct RecordedCall {
+  enum class Kind : uint8_t {
+    Other,
+    LinearForward,         // ptr x, w, bias, y; size rows, in, out
+    ReluForward,           // ptr x, y; size n
+    ReluBackward,          // ptr x, dy, dx; size n
+    CrossEntropyForward,   // ptr logits, target, loss, probs; size n, c
+    CrossEntropyBackward,  // ptr probs, target, dloss, dlogits; size n, c
+    FillOne,               // float32 ones: ptr out; size n
+    Gemm,                  // alpha 1, beta 0: ptr a, b, c; size m, n, k, lda, ldb, ldc
+    SumDim,                // scale 1: ptr in, out; size outer, r, inner
+    SgdStep,               // updates, sgd
+  };
+  Kind kind = Kind::Other;
+  const void* ptr[4] = {};
+  int64_t size[6] = {};
+  bool trans_a = false, trans_b = false;  // Gemm
+  std::vector<ParamUpdate> updates;       // SgdStep
+  SgdOptions sgd{};
+};
+
 // Runs each kernel on `target` at once and appends it to the replay list. Copies to the host
 // are refused (their value would be frozen); copies from the host replay the bytes they had;
 // dropout draws a new seed from torchlet's generator on every replay, in the order eager
@@ -64,6 +88,7 @@ class Recorder final : public Backend, public FusedMlpKernels {
   // Runs the list again: the same kernels on the same memory.
   void replay() const;
   std::size_t size() const noexcept { return list_.size(); }
+  const std::vector<RecordedCall>& calls() const noexcept { return calls_; }
   Backend& target() const noexcept { return target_; }
   const std::shared_ptr<RecordingPool>& pool() const noexcept { return pool_; }
 
@@ -119,13 +144,14 @@ class Recorder final : public Backend, public FusedMlpKernels {
   void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
 
  private:
-  // Runs `kernel` on the target now and keeps it for replay.
+  // Runs `kernel` on the target now and keeps it for replay, described by `call`.
   template <typename Kernel>
-  void run_and_keep(Kernel&& kernel);
+  void run_and_keep(Kernel&& kernel, RecordedCall call = {});
 
   Backend& target_;
   std::shared_ptr<RecordingPool> pool_;
   std::vector<std::function<void()>> list_;
+  std::vector<RecordedCall> calls_;  // one per entry of list_
   bool started_ = false;
 };
 

@@ -1,12 +1,14 @@
 // CompiledStep: eager first call, recording second call (backends/recorder.h on the CPU, a
 // cuda::Graph on CUDA), replays after that; records again when the inputs' signature changes
-// or a guard (an optimizer's lr) fails.
+// or a guard (an optimizer's lr) fails. A CPU recording that is a small MLP's step replays as
+// the backend's fused kernel (fuse_mlp.h).
 #include "torchlet/compile.h"
 
 #include <optional>
 #include <vector>
 
 #include "backends/recorder.h"
+#include "compile/fuse_mlp.h"
 #include "core/tensor_impl.h"
 #include "torchlet/cuda.h"
 #include "torchlet/error.h"
@@ -42,12 +44,14 @@ struct CompiledStep::Impl {
   std::vector<Tensor> inputs;                   // the recording's own copies of the arguments
   backend::Guards guards;                       // what the recording froze
   std::unique_ptr<backend::Recorder> recorder;  // the CPU's recording
+  std::function<void()> fused;                  // what replays it, when it is a fused pattern
   cuda::Graph graph;                            // CUDA's
   Tensor output;  // the recorded call's result, rewritten by each replay
   int recordings = 0;
 
   void forget() {
     recorder.reset();
+    fused = nullptr;
     graph = cuda::Graph();
     inputs.clear(), guards.clear();
     output = Tensor();
@@ -97,6 +101,8 @@ Tensor CompiledStep::Impl::record(std::span<const Tensor> args, const Body& body
       recorder->stop();
     }
   }
+  if (recorder && result.defined())
+    fused = compile_detail::fuse_mlp(recorder->calls(), recorder->target(), result.impl()->data());
   TORCHLET_CHECK(result.defined(), "compile: Expected the step to return a defined tensor, but ",
                  "got an undefined Tensor()");
   output = result.detach();
@@ -107,7 +113,9 @@ Tensor CompiledStep::Impl::record(std::span<const Tensor> args, const Body& body
 
 Tensor CompiledStep::Impl::replay(std::span<const Tensor> args) {
   for (std::size_t i = 0; i < args.size(); ++i) inputs[i].copy_(args[i]);
-  if (recorder)
+  if (fused)
+    fused();
+  else if (recorder)
     recorder->replay();
   else
     graph.replay();
@@ -144,6 +152,7 @@ Tensor CompiledStep::run(std::span<const Tensor> args, const Body& body) {
 }
 
 int CompiledStep::recordings() const noexcept { return impl_->recordings; }
+bool CompiledStep::fused() const noexcept { return static_cast<bool>(impl_->fused); }
 
 std::size_t CompiledStep::recorded_kernels() const noexcept {
   return impl_->recorder ? impl_->recorder->size() : 0;
