@@ -25,6 +25,7 @@ struct Options {
   int record_every = 200;
   int repeats = 5;
   int threads = 0;  // 0: the library's default
+  std::vector<std::string> variants = {"eager", "compiled", "fused"};
 };
 
 struct Data {
@@ -143,6 +144,9 @@ Options parse(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000000));
   app.add_option("--threads", o.threads, "CPU threads (default: one per core)")
       ->check(CLI::Range(1, 1000000000));
+  app.add_option("--variant", o.variants, "Variants to run (eager, compiled, fused)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"eager", "compiled", "fused"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -157,5 +161,5 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   if (o.threads > 0) tl::set_num_threads(o.threads);
   const Data d = course_data();
-  for (const char* variant : {"eager", "compiled", "fused"}) report(d, o, variant);
+  for (const std::string& variant : o.variants) report(d, o, variant);
 }

@@ -198,6 +198,30 @@ TEST(Compile, AdamAdvancesItsStepCountOnEveryReplay) {
   EXPECT_EQ(optimizer.state_dict()[0].at("step").item<int64_t>(), 5);
 }
 
+// A step that is not exactly the MLP pattern (here the loss is scaled) replays kernel by
+// kernel, bit for bit.
+TEST(Compile, AnMlpStepWithOtherWorkIsNotFused) {
+  auto run = [](bool compiled) {
+    manual_seed(6);
+    MLP model;
+    optim::SGD optimizer(model.parameters(), 0.1);
+    const Tensor X = features(12, 21), y = labels(12);
+    auto step = [&] {
+      optimizer.zero_grad();
+      Tensor loss = nn::CrossEntropyLoss()(model(X), y) * 0.5f;
+      loss.backward();
+      optimizer.step();
+      return loss;
+    };
+    auto compiled_step = compile(step);
+    std::vector<float> losses;
+    for (int i = 0; i < 6; ++i) losses.push_back((compiled ? compiled_step() : step()).item());
+    EXPECT_FALSE(compiled_step.fused());
+    return Trained{losses, parameter_values(model), false};
+  };
+  expect_same(run(true), run(false));
+}
+
 // Each call returns its own tensor: losses kept and read later are each call's loss.
 TEST(Compile, EachCallReturnsItsOwnLoss) {
   MLP model;
