@@ -305,7 +305,8 @@ TEST(Compile, AChangedLearningRateRecordsAgain) {
 
 // zero_grad(false) zeroes the gradients in place and backward() then makes grad + g: the old
 // gradient's block is freed while recording but read by every replay, so the recording keeps
-// it. Tensors made after the recording must not get it (their values would be overwritten).
+// it, also when it came from an earlier recording (the lr change records again). Tensors made
+// after the recording must not get it (their values would be overwritten).
 TEST(Compile, BlocksFreedWhileRecordingAreNotHandedOut) {
   auto run = [](bool compiled) {
     manual_seed(5);
@@ -322,9 +323,13 @@ TEST(Compile, BlocksFreedWhileRecordingAreNotHandedOut) {
     auto compiled_step = compile(step);
     std::vector<Tensor> bystanders;
     std::vector<float> losses;
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 8; ++i) {
+      if (i == 4) optimizer.set_lr(0.05);
       losses.push_back((compiled ? compiled_step() : step()).item());
       for (const Tensor& p : model.parameters()) bystanders.push_back(full(p.shape(), 42.0));
+    }
+    if (compiled) {
+      EXPECT_EQ(compiled_step.recordings(), 2);
     }
     for (const Tensor& b : bystanders)
       for (float v : b.to_vector<float>()) EXPECT_EQ(v, 42.0f);

@@ -49,6 +49,19 @@ void RecordingPool::retain(void* ptr, std::size_t nbytes) noexcept {
   }
 }
 
+void RecordingPool::hand_over(void* ptr, std::size_t nbytes, RecordingPool& to) noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = std::find(owned_.begin(), owned_.end(), std::make_pair(ptr, nbytes));
+    if (it != owned_.end()) owned_.erase(it);
+    if (open_) {  // (only a closed pool's blocks reach here, but keep the free list right)
+      auto list = free_.find(nbytes);
+      if (list != free_.end()) std::erase(list->second, ptr);
+    }
+  }
+  to.retain(ptr, nbytes);
+}
+
 void RecordingPool::close() noexcept {
   std::lock_guard lock(mutex_);
   open_ = false;

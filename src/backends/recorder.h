@@ -35,6 +35,9 @@ class RecordingPool {
   void deallocate(void* ptr, std::size_t nbytes) noexcept;
   // A block from outside the pool freed during the recording: held until the pool dies.
   void retain(void* ptr, std::size_t nbytes) noexcept;
+  // One of this pool's blocks freed while another recording runs: it becomes `to`'s, so it
+  // lives as long as the recording that may still read it.
+  void hand_over(void* ptr, std::size_t nbytes, RecordingPool& to) noexcept;
   // After the recording: nothing more is handed out (every later tensor uses the cache).
   void close() noexcept;
   bool open() const noexcept;

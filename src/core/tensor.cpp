@@ -40,9 +40,12 @@ Storage::Storage(backend::Backend& owner, std::size_t size) : backend(&owner), n
 
 Storage::~Storage() {
   backend::Recorder* recorder = backend::active_recorder();
-  if (pool)
+  const bool recording = recorder && &recorder->target() == backend;
+  if (pool && recording && pool != recorder->pool())  // an earlier recording's block
+    pool->hand_over(data, nbytes, *recorder->pool());
+  else if (pool)
     pool->deallocate(data, nbytes);
-  else if (recorder && &recorder->target() == backend)
+  else if (recording)
     recorder->pool()->retain(data, nbytes);
   else
     backend->deallocate(data, nbytes);
