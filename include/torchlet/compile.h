@@ -20,7 +20,9 @@
 // the recording is a list of kernel calls; on CUDA a CUDA graph (cuda::Graph). Where the
 // recording is exactly a small MLP's step (Linear layers with ReLU between them, mean
 // cross-entropy, backward, SGD over those parameters) and the backend has fused MLP kernels,
-// the CPU replays it as one fused call, equal to the eager step to float rounding.
+// the CPU replays it as one fused call, equal to the eager step to float rounding. The CUDA
+// path compiles but has not run on a GPU yet; there a training-mode Dropout is refused (a
+// captured seed would freeze) and no fused pattern is looked for.
 //
 // Rules, as for CUDA graphs: the step must be the same work on every call. Tensors it reads
 // without taking them as arguments (captured by the lambda, e.g. X_train) must stay alive and
