@@ -27,8 +27,10 @@ struct Loop {
   Shape stride_b;
 };
 
+// SGD without dampening: the momentum buffer starts at zero, so momentum * buf + d on the
+// first step is PyTorch's buf = d.
 struct SgdOptions {
-  float lr, momentum, dampening, weight_decay;
+  float lr, momentum, weight_decay;
   bool nesterov;
 };
 
@@ -43,9 +45,9 @@ struct ParamUpdate {
   const float* grad;
   float* state1;  // SGD: the momentum buffer (null without momentum); Adam: exp_avg
   float* state2;  // Adam: exp_avg_sq; SGD: unused
+  int64_t* step;  // Adam: the steps so far (device memory, one int64): the kernel adds one,
+                  // then uses it for the bias corrections; SGD: unused
   int64_t n;
-  int64_t step;  // 1 on this parameter's first update: initialises SGD's momentum buffer,
-                 // drives Adam's bias corrections
 };
 
 // One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->
@@ -80,6 +82,20 @@ struct MlpSgd {
   float lr, weight_decay;
 };
 
+// An optional capability (Backend::fused_mlp()): a small MLP's whole training step in one
+// call, used by nn::FusedMlp and by torchlet::compile when a recorded step is exactly that.
+class FusedMlpKernels {
+ public:
+  virtual ~FusedMlpKernels() = default;
+  // The whole MlpStep in one call: no intermediate tensors, no autograd graph.
+  virtual void mlp_step(const MlpStep& step) = 0;
+  // `steps` full MlpSteps on the same batch, each followed by an SGD update of the weights
+  // and biases in place (a training step replayed without returning to the host): losses
+  // (device memory, `steps` floats) get each step's loss; step.loss is not used.
+  virtual void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps,
+                             float* losses) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -90,11 +106,10 @@ class Backend {
   // torchlet::Error when the device is out of memory, naming the bytes asked for.
   virtual void* allocate(std::size_t nbytes) = 0;
   virtual void deallocate(void* ptr, std::size_t nbytes) noexcept = 0;
-  // Copies between this device and host memory, or within this device. copy_to_host waits
-  // for the data; the others may return before the copy is done.
+  // Copies between this device and host memory. copy_to_host waits for the data;
+  // copy_from_host may return before the copy is done.
   virtual void copy_from_host(void* dst, const void* src, std::size_t nbytes) = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t nbytes) = 0;
-  virtual void copy(void* dst, const void* src, std::size_t nbytes) = 0;
   // Waits until every queued kernel and copy on this device has finished.
   virtual void synchronize() = 0;
   // True while this device's work is being recorded into a graph instead of run (CUDA graphs):
@@ -196,23 +211,34 @@ class Backend {
   virtual void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                                       float* dlogits, int64_t n, int64_t c) = 0;
 
-  // The whole MlpStep in one call: no intermediate tensors, no autograd graph.
-  virtual void mlp_step(const MlpStep& step) = 0;
-  // `steps` full MlpSteps on the same batch, each followed by an SGD update of the weights
-  // and biases in place (a training step replayed without returning to the host): losses
-  // (device memory, `steps` floats) get each step's loss; step.loss is not used.
-  virtual void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps,
-                             float* losses) = 0;
-
   // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
   // Each updates `count` parameters (all on this device) in one call.
   virtual void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) = 0;
   virtual void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) = 0;
+
+  // --- optional capabilities (null when the backend has none) -------------------------------
+  virtual FusedMlpKernels* fused_mlp() { return nullptr; }
 };
 
 // The backend of `device`. Throws torchlet::Error when that device does not exist or torchlet
 // was built without support for its type.
 Backend& get(const Device& device);
+
+// --- recording (torchlet::compile) ----------------------------------------------------------
+namespace detail {
+struct Routing {
+  Backend* target = nullptr;    // the backend whose calls are being recorded on this thread
+  Backend* recorder = nullptr;  // the Recorder that records them (backends/recorder.h)
+};
+inline thread_local Routing routing;
+}  // namespace detail
+
+// The backend a kernel for `b` must be called on: b, or the recorder while this thread records
+// b's kernels. Every kernel call goes through here (backend_of in core/tensor_impl.h).
+inline Backend& routed(Backend& b) noexcept {
+  const detail::Routing& r = detail::routing;
+  return r.target == &b ? *r.recorder : b;
+}
 
 // How many devices of this type the registry can serve (1 for the CPU).
 int device_count(DeviceType type);

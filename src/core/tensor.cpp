@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "autograd/node.h"
+#include "backends/recorder.h"
 #include "core/random_generator.h"
 #include "core/tensor_impl.h"
 #include "ops/common.h"
@@ -19,7 +20,36 @@ const TensorImpl& checked(const TensorImpl* impl) {
   return *impl;
 }
 
+// Refuses what a compiled step cannot record: a value the host would read once and freeze.
+void check_not_recording(const char* op, const char* why) {
+  TORCHLET_CHECK(!backend::active_recorder(), "compile: Expected a step that only runs device ",
+                 "kernels, but got ", op, " inside it (", why, "); call it outside the step");
+}
+
 }  // namespace
+
+Storage::Storage(backend::Backend& owner, std::size_t size) : backend(&owner), nbytes(size) {
+  backend::Recorder* recorder = backend::active_recorder();
+  if (recorder && &recorder->target() == &owner) {
+    pool = recorder->pool();
+    data = pool->allocate(size);
+  } else {
+    data = owner.allocate(size);
+  }
+}
+
+Storage::~Storage() {
+  backend::Recorder* recorder = backend::active_recorder();
+  const bool recording = recorder && &recorder->target() == backend;
+  if (pool && recording && pool != recorder->pool())  // an earlier recording's block
+    pool->hand_over(data, nbytes, *recorder->pool());
+  else if (pool)
+    pool->deallocate(data, nbytes);
+  else if (recording)
+    recorder->pool()->retain(data, nbytes);
+  else
+    backend->deallocate(data, nbytes);
+}
 
 Shape contiguous_strides(const Shape& shape) {
   Shape strides = shape;
@@ -108,6 +138,7 @@ void Tensor::backward(const Tensor& gradient) const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
+  check_not_recording("to_vector()", "a read to the host, whose value would be frozen");
   Tensor src = to(dtype_of<T>()).contiguous();
   std::vector<T> out(static_cast<std::size_t>(src.numel()));
   if constexpr (std::is_same_v<T, bool>) {
@@ -126,6 +157,7 @@ template std::vector<bool> Tensor::to_vector<bool>() const;
 template <typename T>
 T Tensor::item() const {
   TORCHLET_CHECK(numel() == 1, "item: Expected a tensor with one element, but got shape ", shape());
+  check_not_recording("item()", "a read to the host, whose value would be frozen");
   return to_vector<T>()[0];
 }
 template float Tensor::item<float>() const;
@@ -191,6 +223,8 @@ template <typename Draw>
 Tensor random_tensor(const Shape& shape, const TensorOptions& options, Draw&& draw) {
   TORCHLET_CHECK(options.dtype == kFloat32, "Expected dtype float32 for a random tensor, but got ",
                  options.dtype);
+  check_not_recording("a random tensor (rand, uniform, randn)",
+                      "its values are drawn on the host and would be frozen");
   std::vector<float> values(static_cast<std::size_t>(shape.numel()));
   for (float& v : values) v = draw();
   return with_grad(from_host(values, shape, options.device), options);

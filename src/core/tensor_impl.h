@@ -14,17 +14,22 @@ namespace torchlet {
 namespace autograd {
 class Node;
 }
+namespace backend {
+class RecordingPool;
+}
 
+// While torchlet::compile records on this thread, memory comes from the recording's pool
+// and memory freed goes to it (backends/recorder.h says why).
 struct Storage {
-  Storage(backend::Backend& owner, std::size_t size)
-      : backend(&owner), nbytes(size), data(owner.allocate(size)) {}
-  ~Storage() { backend->deallocate(data, nbytes); }
+  Storage(backend::Backend& owner, std::size_t size);
+  ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
   backend::Backend* backend;
   std::size_t nbytes;
   void* data;
+  std::shared_ptr<backend::RecordingPool> pool;  // set when made during a recording
 };
 
 class TensorImpl {
@@ -59,6 +64,9 @@ Tensor make_tensor(const Shape& shape, DType dtype, const Device& device);
 // Moves t's data (and gradient) to `device` in place: every handle to t sees the new device.
 // How nn::Module::to() moves parameters.
 void move_in_place(const Tensor& t, const Device& device);
-inline backend::Backend& backend_of(const Tensor& t) { return t.impl()->backend(); }
+// The backend to run t's kernels on (the recorder while torchlet::compile records them).
+inline backend::Backend& backend_of(const Tensor& t) {
+  return backend::routed(t.impl()->backend());
+}
 
 }  // namespace torchlet

@@ -1,5 +1,5 @@
 // FusedMlp: checks the model and the data, keeps the gradient buffers, and hands the whole
-// step to the backend's mlp_step.
+// step to the backend's fused MLP kernels (an optional capability, Backend::fused_mlp()).
 #include "core/tensor_impl.h"
 #include "ops/common.h"
 #include "torchlet/nn/fused.h"
@@ -46,6 +46,14 @@ struct StepArgs {
   Tensor x, t, r;
   backend::MlpStep step;
 };
+
+// The fused kernels of t's backend; throws when it has none.
+backend::FusedMlpKernels& fused_kernels(const Tensor& t) {
+  backend::FusedMlpKernels* kernels = backend_of(t).fused_mlp();
+  TORCHLET_CHECK(kernels, "FusedMlp: Expected a device with fused MLP kernels, but ", t.device(),
+                 " has none; train the model op by op (or through torchlet::compile)");
+  return *kernels;
+}
 
 }  // namespace
 
@@ -118,7 +126,7 @@ Tensor FusedMlp::loss_and_grads(const Tensor& X, const Tensor& y, const Tensor& 
   make_step(layers_, widths_, weight_grads_, bias_grads_, X, y, rows, args);
   Tensor loss = make_tensor(Shape{}, kFloat32, X.device());
   args.step.loss = loss.data_ptr<float>();
-  backend_of(loss).mlp_step(args.step);
+  fused_kernels(loss).mlp_step(args.step);
   publish_grads();
   return loss;
 }
@@ -142,7 +150,7 @@ Tensor FusedMlp::train_sgd(const Tensor& X, const Tensor& y, const optim::SGD& s
   Tensor losses = make_tensor(Shape{steps}, kFloat32, X.device());
   const backend::MlpSgd update{static_cast<float>(sgd.lr()),
                                static_cast<float>(sgd.weight_decay())};
-  backend_of(losses).mlp_sgd_steps(args.step, update, steps, losses.data_ptr<float>());
+  fused_kernels(losses).mlp_sgd_steps(args.step, update, steps, losses.data_ptr<float>());
   publish_grads();
   return losses;
 }

@@ -1,13 +1,16 @@
 // Optimizer base, SGD and Adam. Each step() calls one fused backend kernel per device for all
-// its parameters (one launch on CUDA);
-// state tensors (momentum, moments) are made on the parameter's device on first use and
-// follow the parameter if the model moved.
+// its parameters (one launch on CUDA); state tensors (momentum, moments, Adam's step counts)
+// are made on the parameter's device on first use and follow the parameter if the model
+// moved. Everything a step changes lives in device memory, so a recorded step
+// (torchlet::compile, CUDA graphs) replays it exactly; the lr is read on the host, so a
+// recording notes it and is made again when it changes.
 #include "torchlet/optim/optimizer.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "backends/recorder.h"
 #include "core/tensor_impl.h"
 #include "torchlet/autograd.h"
 #include "torchlet/error.h"
@@ -21,12 +24,14 @@ void check_hyper(const char* optimizer, const char* name, double value, bool pos
                  ": Expected ", name, positive ? " > 0" : " >= 0", ", but got ", value);
 }
 
-// The state tensor for a parameter: zeros on first use, moved along with the parameter.
-Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& param) {
+// The state tensor for a parameter: zeros of `shape` (the parameter's by default) on first
+// use, moved along with the parameter.
+Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& param,
+                  DType dtype = kFloat32, bool scalar = false) {
   if (states.size() <= i) states.resize(i + 1);
   Tensor& s = states[i];
   if (!s.defined())
-    s = zeros(param.shape(), TensorOptions(param.device()));
+    s = zeros(scalar ? Shape{} : param.shape(), TensorOptions(param.device()).with_dtype(dtype));
   else if (s.device() != param.device())
     move_in_place(s, param.device());
   return s;
@@ -60,7 +65,7 @@ class DeviceUpdates {
   }
   template <typename Run>
   void run(Run&& run) const {
-    for (const Group& g : groups_) run(backend::get(g.device), g.updates);
+    for (const Group& g : groups_) run(backend::routed(backend::get(g.device)), g.updates);
   }
 
  private:
@@ -125,6 +130,11 @@ Tensor owned_copy(const Tensor& t, const Device& device) {
   return device == t.device() ? source.clone() : source.to(device);
 }
 
+// A recorded step keeps the lr it was recorded with: the recording is valid while it holds.
+void note_lr(const double& lr) {
+  backend::add_recording_guard([&lr, recorded = lr] { return lr == recorded; });
+}
+
 }  // namespace
 
 Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
@@ -167,21 +177,20 @@ SGD::SGD(std::vector<Tensor> params, double lr, double momentum, double weight_d
 
 void SGD::step() {
   NoGradGuard no_grad;
-  const backend::SgdOptions options{static_cast<float>(lr_), static_cast<float>(momentum_), 0.0f,
+  const backend::SgdOptions options{static_cast<float>(lr_), static_cast<float>(momentum_),
                                     static_cast<float>(weight_decay_), nesterov_};
   DeviceUpdates updates;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const Tensor& p = params_[i];
     Tensor g = usable_grad("SGD", p);
     if (!g.defined()) continue;
-    backend::ParamUpdate u{
-        p.data_ptr<float>(), g.data_ptr<float>(), nullptr, nullptr, p.numel(), 2};
-    if (momentum_ != 0.0) {
-      if (momentum_buffers_.size() <= i || !momentum_buffers_[i].defined()) u.step = 1;
-      u.state1 = state_for(momentum_buffers_, i, p).data_ptr<float>();
-    }
-    updates.add(p.device(), g, u);
+    // The buffer starts at zero: its first update, momentum * 0 + d, is PyTorch's buf = d.
+    float* buffer =
+        momentum_ != 0.0 ? state_for(momentum_buffers_, i, p).data_ptr<float>() : nullptr;
+    updates.add(p.device(), g,
+                {p.data_ptr<float>(), g.data_ptr<float>(), buffer, nullptr, nullptr, p.numel()});
   }
+  note_lr(lr_);
   updates.run([&](backend::Backend& b, const std::vector<backend::ParamUpdate>& group) {
     b.sgd_step(group.data(), static_cast<int>(group.size()), options);
   });
@@ -218,7 +227,6 @@ Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> beta
   TORCHLET_CHECK(beta1_ >= 0.0 && beta1_ < 1.0 && beta2_ >= 0.0 && beta2_ < 1.0,
                  "Adam: Expected betas in [0, 1), but got (", beta1_, ", ", beta2_, ")");
   lr_ = lr;
-  steps_.assign(params_.size(), 0);
 }
 
 void Adam::step() {
@@ -231,15 +239,12 @@ void Adam::step() {
     const Tensor& p = params_[i];
     Tensor g = usable_grad("Adam", p);
     if (!g.defined()) continue;
-    TORCHLET_CHECK(!backend_of(p).capturing(),
-                   "Adam.step: Expected to run outside a CUDA graph capture (Adam's step count "
-                   "lives on the host, so a replay would repeat it), but ",
-                   p.device(), " is capturing; capture SGD, or run Adam eagerly");
     float* m = state_for(exp_avg_, i, p).data_ptr<float>();
     float* v = state_for(exp_avg_sq_, i, p).data_ptr<float>();
-    updates.add(p.device(), g,
-                {p.data_ptr<float>(), g.data_ptr<float>(), m, v, p.numel(), ++steps_[i]});
+    int64_t* t = state_for(steps_, i, p, kInt64, true).data_ptr<int64_t>();
+    updates.add(p.device(), g, {p.data_ptr<float>(), g.data_ptr<float>(), m, v, t, p.numel()});
   }
+  note_lr(lr_);
   updates.run([&](backend::Backend& b, const std::vector<backend::ParamUpdate>& group) {
     b.adam_step(group.data(), static_cast<int>(group.size()), options);
   });
@@ -247,9 +252,9 @@ void Adam::step() {
 
 StateDict Adam::state_dict() const {
   StateDict state(params_.size());
-  for (std::size_t i = 0; i < params_.size(); ++i) {
-    if (steps_[i] == 0) continue;  // never stepped: no state, as in PyTorch
-    state[i]["step"] = tensor(std::vector<int64_t>{steps_[i]}, Shape{});
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    if (!steps_[i].defined()) continue;  // never stepped: no state, as in PyTorch
+    state[i]["step"] = owned_copy(steps_[i], kCPU);
     state[i]["exp_avg"] = owned_copy(exp_avg_[i], exp_avg_[i].device());
     state[i]["exp_avg_sq"] = owned_copy(exp_avg_sq_[i], exp_avg_sq_[i].device());
   }
@@ -258,11 +263,10 @@ StateDict Adam::state_dict() const {
 
 void Adam::load_state_dict(const StateDict& state) {
   check_state("Adam", params_, state, {"step", "exp_avg", "exp_avg_sq"}, true);
-  std::vector<Tensor> exp_avg(params_.size()), exp_avg_sq(params_.size());
-  std::vector<int64_t> steps(params_.size(), 0);
+  std::vector<Tensor> exp_avg(params_.size()), exp_avg_sq(params_.size()), steps(params_.size());
   for (std::size_t i = 0; i < params_.size(); ++i) {
     if (state[i].empty()) continue;
-    steps[i] = state[i].at("step").item<int64_t>();
+    steps[i] = owned_copy(state[i].at("step"), params_[i].device());
     exp_avg[i] = owned_copy(state[i].at("exp_avg"), params_[i].device());
     exp_avg_sq[i] = owned_copy(state[i].at("exp_avg_sq"), params_[i].device());
   }

@@ -56,8 +56,9 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   kernels::max_pool2d_backward(g.data(), i.data(), h.data(), w, nullptr);
   kernels::dropout_forward(f.data(), g.data(), h.data(), 8, 0.5f, 1, nullptr);
   kernels::Updates updates{};
-  updates.u[updates.count++] = {f.data(), g.data(), h.data(), h.data() + 8, 8, 1};
-  kernels::sgd_step(updates, {0.1f, 0.0f, 0.0f, 0.0f, false}, nullptr);
+  int64_t step = 0;
+  updates.u[updates.count++] = {f.data(), g.data(), h.data(), h.data() + 8, &step, 8};
+  kernels::sgd_step(updates, {0.1f, 0.0f, 0.0f, false}, nullptr);
   kernels::adam_step(updates, {0.1f, 0.9f, 0.999f, 1e-8f, 0.0f}, nullptr);
   kernels::Mlp m{};
   m.layers = 1;

@@ -143,7 +143,7 @@ TEST(CudaEmuHost, TheFusedMlpOptsInToLargeSharedMemoryOnce) {
   int widths_int[] = {4, 64, 3};
   ASSERT_GT(kernels::mlp_shared_bytes(widths_int, 2, rows), kSharedDefault);
   const int64_t calls = attribute_calls();
-  for (int k = 0; k < 3; ++k) gpu().mlp_step(step);
+  for (int k = 0; k < 3; ++k) gpu().fused_mlp()->mlp_step(step);
   EXPECT_EQ(attribute_calls(), calls + 1);
 }
 

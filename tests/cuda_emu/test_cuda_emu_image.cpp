@@ -86,6 +86,7 @@ TEST(CudaEmuImage, DropoutDrawsTheCpuMask) {
 // Three parameters of awkward sizes, with state, as one launch updates them.
 struct Params {
   std::vector<std::vector<float>> param, grad, state1, state2;
+  std::vector<int64_t> steps;  // Adam's step count per parameter (the kernel adds one)
   explicit Params(uint64_t seed) {
     for (std::size_t n : {1u, 300u, 7u}) {
       param.push_back(uniform(n, seed++));
@@ -94,11 +95,13 @@ struct Params {
       state2.push_back(uniform(n, seed++, 0.0f, 1.0f));
     }
   }
-  std::vector<backend::ParamUpdate> updates(int64_t step) {
+  // The updates of a step after `done` earlier ones.
+  std::vector<backend::ParamUpdate> updates(int64_t done) {
+    steps.assign(param.size(), done);
     std::vector<backend::ParamUpdate> u;
     for (std::size_t k = 0; k < param.size(); ++k)
-      u.push_back({param[k].data(), grad[k].data(), state1[k].data(), state2[k].data(),
-                   static_cast<int64_t>(param[k].size()), step});
+      u.push_back({param[k].data(), grad[k].data(), state1[k].data(), state2[k].data(), &steps[k],
+                   static_cast<int64_t>(param[k].size())});
     return u;
   }
 };
@@ -118,9 +121,8 @@ void expect_same(const Params& got, const Params& want, const std::string& what)
 }
 
 TEST(CudaEmuOptim, SgdFirstAndLaterStepsWithEveryOption) {
-  const backend::SgdOptions options[] = {{0.1f, 0.0f, 0.0f, 0.0f, false},
-                                         {0.1f, 0.9f, 0.1f, 0.01f, false},
-                                         {0.05f, 0.8f, 0.0f, 0.0f, true}};
+  const backend::SgdOptions options[] = {
+      {0.1f, 0.0f, 0.0f, false}, {0.1f, 0.9f, 0.01f, false}, {0.05f, 0.8f, 0.0f, true}};
   for_each_order([&] {
     for (const backend::SgdOptions& o : options)
       for (int64_t step : {1, 2}) {
@@ -136,12 +138,14 @@ TEST(CudaEmuOptim, SgdFirstAndLaterStepsWithEveryOption) {
 TEST(CudaEmuOptim, AdamFirstAndLaterSteps) {
   const backend::AdamOptions options{0.01f, 0.9f, 0.999f, 1e-8f, 0.02f};
   for_each_order([&] {
-    for (int64_t step : {1, 5}) {
+    for (int64_t done : {0, 4}) {
       Params emu(60), ref(60);
-      kernels::adam_step(pack(emu.updates(step)), options, nullptr);
-      const auto u = ref.updates(step);
+      kernels::adam_step(pack(emu.updates(done)), options, nullptr);
+      const auto u = ref.updates(done);
       cpu().adam_step(u.data(), static_cast<int>(u.size()), options);
-      expect_same(emu, ref, "Adam step " + std::to_string(step));
+      expect_same(emu, ref, "Adam step " + std::to_string(done + 1));
+      EXPECT_EQ(emu.steps, ref.steps);
+      EXPECT_EQ(emu.steps[0], done + 1);
     }
   });
 }

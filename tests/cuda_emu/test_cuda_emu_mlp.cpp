@@ -86,9 +86,9 @@ std::vector<float> run_cpu(Model& m, const Batch& b, int steps) {
                            b.x_rows,   b.rows.empty() ? nullptr : b.rows.data(),
                            b.n(),      losses.data()};
   if (steps > 1)
-    cpu().mlp_sgd_steps(s, {0.1f, 0.01f}, steps, losses.data());
+    cpu().fused_mlp()->mlp_sgd_steps(s, {0.1f, 0.01f}, steps, losses.data());
   else
-    cpu().mlp_step(s);
+    cpu().fused_mlp()->mlp_step(s);
   return losses;
 }
 

@@ -81,7 +81,9 @@ class Adam : public Optimizer {
  private:
   double beta1_, beta2_, eps_, weight_decay_;
   std::vector<Tensor> exp_avg_, exp_avg_sq_;
-  std::vector<int64_t> steps_;  // per parameter: its steps so far (0: no state yet)
+  // Per parameter: its steps so far, an int64 scalar on its device that the update kernel
+  // advances (so a replayed step advances it too); undefined before the first step.
+  std::vector<Tensor> steps_;
 };
 
 }  // namespace torchlet::optim

@@ -11,7 +11,7 @@
 
 namespace torchlet::backend::cpu {
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, public FusedMlpKernels {
  public:
   CpuBackend();
   Device device() const override { return kCPU; }
@@ -20,7 +20,6 @@ class CpuBackend final : public Backend {
   void deallocate(void* ptr, std::size_t nbytes) noexcept override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
-  void copy(void* dst, const void* src, std::size_t nbytes) override;
   void synchronize() override;
   AllocatorStats allocator_stats() const { return allocator_.stats(); }
 
@@ -71,6 +70,7 @@ class CpuBackend final : public Backend {
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
 
+  FusedMlpKernels* fused_mlp() override { return this; }
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
 

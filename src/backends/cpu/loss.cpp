@@ -18,12 +18,15 @@ void CpuBackend::cross_entropy_forward(const float* logits, const int64_t* targe
                    "[0, ",
                    c, "), but got ", t, " at position ", i);
     const float* row = logits + i * c;
+    float* p = probs + i * c;
     float max = row[0];
     for (int64_t j = 1; j < c; ++j) max = std::max(max, row[j]);
+    // One float exp per logit (the eager course loop spent 30% of its time in two double
+    // exps per logit here); the sum stays in double.
     double sum = 0.0;
-    for (int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(row[j] - max));
-    for (int64_t j = 0; j < c; ++j)
-      probs[i * c + j] = static_cast<float>(std::exp(static_cast<double>(row[j] - max)) / sum);
+    for (int64_t j = 0; j < c; ++j) sum += p[j] = std::exp(row[j] - max);
+    const float inverse = static_cast<float>(1.0 / sum);
+    for (int64_t j = 0; j < c; ++j) p[j] *= inverse;
     total += std::log(sum) - (row[t] - max);  // -log softmax(row)[t]
   }
   loss[0] = static_cast<float>(total / static_cast<double>(n));

@@ -51,10 +51,6 @@ void CpuBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
 }
 // Nothing to wait for on the CPU; counted so that a program's syncs agree across devices.
 void CpuBackend::synchronize() { profile::record_sync(0.0); }
-void CpuBackend::copy(void* dst, const void* src, std::size_t nbytes) {
-  profile::record_copy(profile::CopyKind::DeviceToDevice, nbytes, 0.0);
-  if (nbytes) std::memmove(dst, src, nbytes);
-}
 
 void CpuBackend::fill(void* out, DType dtype, int64_t n, double value) {
   profile::record_launch();

@@ -11,8 +11,7 @@ namespace {
 
 // `o` is taken by value: a float the loop writes through `param` could otherwise alias a field
 // of a referenced SgdOptions, and the compiler would reload every field per element.
-void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, const SgdOptions o,
-             bool first_step) {
+void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, const SgdOptions o) {
   if (o.momentum == 0.0f) {  // plain SGD, the common case: a loop the compiler vectorises
     const float lr = o.lr, wd = o.weight_decay;
     if (wd == 0.0f) {
@@ -27,7 +26,7 @@ void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, co
     if (o.weight_decay != 0.0f) d += o.weight_decay * param[i];
     if (o.momentum != 0.0f) {
       float& buf = momentum_buf[i];
-      buf = first_step ? d : o.momentum * buf + (1.0f - o.dampening) * d;
+      buf = o.momentum * buf + d;  // zero before the first step (backend.h)
       d = o.nesterov ? d + o.momentum * buf : buf;
     }
     param[i] -= o.lr * d;
@@ -57,8 +56,7 @@ void CpuBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
     parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      sgd_one(u.param + b, u.grad + b, u.state1 ? u.state1 + b : nullptr, e - b, options,
-              u.step == 1);
+      sgd_one(u.param + b, u.grad + b, u.state1 ? u.state1 + b : nullptr, e - b, options);
     });
   }
 }
@@ -67,8 +65,9 @@ void CpuBackend::adam_step(const ParamUpdate* params, int count, const AdamOptio
   profile::record_launch();
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
+    const int64_t step = ++*u.step;
     parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      adam_one(u.param + b, u.grad + b, u.state1 + b, u.state2 + b, e - b, options, u.step);
+      adam_one(u.param + b, u.grad + b, u.state1 + b, u.state2 + b, e - b, options, step);
     });
   }
 }

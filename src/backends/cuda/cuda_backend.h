@@ -33,7 +33,7 @@ struct GraphPool {
   bool graph_alive = true;
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public FusedMlpKernels {
  public:
   explicit CudaBackend(int index);
   ~CudaBackend() override;
@@ -48,7 +48,6 @@ class CudaBackend final : public Backend {
   void deallocate(void* ptr, std::size_t nbytes) noexcept override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
-  void copy(void* dst, const void* src, std::size_t nbytes) override;
   // Both refuse to run during a capture (they would invalidate it).
   void synchronize() override;
   AllocatorStats allocator_stats() const { return allocator_.stats(); }
@@ -106,6 +105,7 @@ class CudaBackend final : public Backend {
   void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
                               float* dlogits, int64_t n, int64_t c) override;
 
+  FusedMlpKernels* fused_mlp() override { return this; }
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
 

@@ -309,14 +309,6 @@ void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   raise_device_errors();
 }
 
-void CudaBackend::copy(void* dst, const void* src, std::size_t nbytes) {
-  if (nbytes == 0) return;
-  activate();
-  TORCHLET_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream_), "copy",
-                      index_);
-  profile::record_copy(profile::CopyKind::DeviceToDevice, nbytes, 0.0);
-}
-
 void CudaBackend::synchronize() {
   TORCHLET_CHECK(!capturing(), "cuda::synchronize: Expected no CUDA graph capture on cuda:", index_,
                  ", but one is running (a synchronisation would invalidate it)");

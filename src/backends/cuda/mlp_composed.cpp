@@ -139,8 +139,8 @@ void CudaBackend::mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t step
   fill(one, DType::Float32, 1, 1.0);
   std::vector<ParamUpdate> updates;
   for (int l = 0; sgd && l < L; ++l) {
-    updates.push_back({s.weight[l], s.weight_grad[l], nullptr, nullptr, w[l] * w[l + 1], 2});
-    updates.push_back({s.bias[l], s.bias_grad[l], nullptr, nullptr, w[l + 1], 2});
+    updates.push_back({s.weight[l], s.weight_grad[l], nullptr, nullptr, nullptr, w[l] * w[l + 1]});
+    updates.push_back({s.bias[l], s.bias_grad[l], nullptr, nullptr, nullptr, w[l + 1]});
   }
   for (int64_t step = 0; step < steps; ++step) {
     for (int l = 0; l < L; ++l)
@@ -160,7 +160,7 @@ void CudaBackend::mlp_composed(const MlpStep& s, const MlpSgd* sgd, int64_t step
     }
     if (sgd)
       sgd_step(updates.data(), static_cast<int>(updates.size()),
-               {sgd->lr, 0.0f, 0.0f, sgd->weight_decay, false});
+               {sgd->lr, 0.0f, sgd->weight_decay, false});
   }
 }
 

@@ -9,12 +9,11 @@ namespace {
 
 __global__ void sgd_kernel(Updates updates, SgdOptions o) {
   const ParamUpdate u = updates.u[blockIdx.y];
-  const bool first = u.step == 1;
   TORCHLET_GRID_STRIDE(i, u.n) {
     float d = u.grad[i];
     if (o.weight_decay != 0.0f) d += o.weight_decay * u.param[i];
     if (o.momentum != 0.0f) {
-      const float buf = first ? d : o.momentum * u.state1[i] + (1.0f - o.dampening) * d;
+      const float buf = o.momentum * u.state1[i] + d;  // zero before the first step
       u.state1[i] = buf;
       d = o.nesterov ? d + o.momentum * buf : buf;
     }
@@ -24,7 +23,7 @@ __global__ void sgd_kernel(Updates updates, SgdOptions o) {
 
 __global__ void adam_kernel(Updates updates, AdamOptions o) {
   const ParamUpdate u = updates.u[blockIdx.y];
-  const double t = static_cast<double>(u.step);
+  const double t = static_cast<double>(*u.step);
   const float bias_correction1 = static_cast<float>(1.0 - pow(static_cast<double>(o.beta1), t));
   const float bias_correction2_sqrt =
       static_cast<float>(sqrt(1.0 - pow(static_cast<double>(o.beta2), t)));
@@ -39,6 +38,11 @@ __global__ void adam_kernel(Updates updates, AdamOptions o) {
     const float denom = sqrtf(v) / bias_correction2_sqrt + o.eps;
     u.param[i] -= step_size * m / denom;
   }
+}
+
+// One thread per parameter adds one to its step count, before adam_kernel reads it.
+__global__ void advance_steps_kernel(Updates updates) {
+  if (static_cast<int>(threadIdx.x) < updates.count) ++*updates.u[threadIdx.x].step;
 }
 
 dim3 grid_for(const Updates& updates) {
@@ -56,6 +60,7 @@ void sgd_step(const Updates& updates, const SgdOptions& options, cudaStream_t st
 }
 
 void adam_step(const Updates& updates, const AdamOptions& options, cudaStream_t stream) {
+  advance_steps_kernel<<<1, kMaxUpdates, 0, stream>>>(updates);
   adam_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
 }
 
