@@ -125,6 +125,25 @@ TEST(CudaEmuLoss, CrossEntropyForwardAndBackward) {
   }
 }
 
+TEST(CudaEmuLoss, CrossEntropyShiftsEachRowByItsTrueMax) {
+  // One logit of 800 a row, at a column that moves across the 32 threads: exp overflows unless
+  // the row's max, every thread's part of it, is subtracted first.
+  const int64_t n = 40, c = 300;
+  std::vector<float> logits = uniform(static_cast<std::size_t>(n * c), 34, -3.0f, 3.0f);
+  for (int64_t i = 0; i < n; ++i) logits[i * c + (i * 37) % c] = 800.0f;
+  const std::vector<int64_t> target = integers(static_cast<std::size_t>(n), 35, 0, c);
+  for_each_order([&] {
+    std::vector<float> loss(1), loss_ref(1), probs(n * c), probs_ref(n * c);
+    ErrorWord error;
+    kernels::cross_entropy_forward(logits.data(), target.data(), loss.data(), probs.data(), n, c,
+                                   error.flag(), nullptr);
+    cpu().cross_entropy_forward(logits.data(), target.data(), loss_ref.data(), probs_ref.data(), n,
+                                c);
+    expect_close(loss, loss_ref, 1e-6, "cross_entropy with a logit of 800");
+    expect_close(probs, probs_ref, 1e-6, "cross_entropy with a logit of 800: probs");
+  });
+}
+
 TEST(CudaEmuLoss, ABadTargetMakesTheLossNaNAndIsReported) {
   const int64_t n = 9, c = 4;
   const std::vector<float> logits = uniform(n * c, 32);
