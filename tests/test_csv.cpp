@@ -108,7 +108,7 @@ TEST_F(CsvTest, MissingAndEmptyFiles) {
   EXPECT_EQ(error_of([&] { read_csv(dir_ / "missing.csv"); }),
             dir_ / "missing.csv" + ": Cannot open the file: No such file or directory");
   EXPECT_EQ(error_of([&] { read_csv(dir_.path()); }),
-            dir_.path() + ": Cannot read the file: Is a directory");
+            dir_.path() + ": Expected a regular file, but it is a folder");
   const std::string empty =
       "data.csv: Expected a header row and at least one data row, but the file is empty";
   EXPECT_EQ(error(""), empty);

@@ -1,8 +1,8 @@
 // `torchlet train`: the course's experiment (Iris, MLP 4-10-3, SGD lr 0.01, 20,000 epochs) by
 // default, or any small CSV classification data set. Validates every argument before work
 // starts, trains on the best device, prints progress, the time, the loss curve and a test
-// report, and writes the loss plot (SVG) and the checkpoint (--save) atomically. Stops early,
-// keeping what it can, at a NaN loss (exit 3) or on SIGINT/SIGTERM (exit 130).
+// report, and writes the checkpoint (--save) and then the loss plot (SVG) atomically. Stops
+// early, keeping what it can, at a NaN loss (exit 3) or on SIGINT/SIGTERM (exit 130/143).
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -12,8 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include "commands.h"
+#include "json_output.h"
+#include "outputs.h"
 #include "saved_model.h"
 #include "stop_signals.h"
 #include "terminal.h"
@@ -83,7 +86,8 @@ Device resolve_device(const std::string& spec) {
 }
 
 bool is_image_data(const std::string& data) {
-  return data == "fashion-mnist" || std::filesystem::is_directory(data);
+  std::error_code error;  // a path that cannot be looked at is not a folder: read_csv says why
+  return data == "fashion-mnist" || std::filesystem::is_directory(data, error);
 }
 
 // The image path (train_images.cpp): its own defaults (Adam, lr 1e-3, batches of 64, a few
@@ -152,8 +156,17 @@ void validate(const TrainArgs& a) {
                  "--test-size: Expected a fraction in (0, 1), but got ", a.test_size);
   TORCHLET_CHECK(a.scale == "minmax" || a.scale == "standard" || a.scale == "none",
                  "--scale: Expected minmax, standard or none, but got '", a.scale, "'");
-  if (!a.no_plot) io::check_writable_path(a.plot, "--plot");
-  if (!a.save.empty()) io::check_writable_path(a.save, "--save");
+  TORCHLET_CHECK(!a.given.count("--save") || !a.save.empty(),
+                 "--save: Expected a file path, but got an empty one");
+  std::vector<PathOption> outputs;
+  if (!a.save.empty()) outputs.push_back({"--save", a.save});
+  if (!a.no_plot) outputs.push_back({"--plot", a.plot});
+  const std::string data = a.data == "iris" || a.data == "fashion-mnist" ? "" : a.data;
+  prepare_outputs(outputs, {{"--data", data}});
+  // --save may replace the checkpoint it resumes from (read whole first); the plot may not.
+  TORCHLET_CHECK(a.no_plot || a.resume.empty() || !io::same_file(a.plot, a.resume),
+                 "--plot: Expected a file other than the --resume file (an input), but both name '",
+                 a.resume, "'");
 }
 
 data::Dataset load(const TrainArgs& a) {
@@ -209,9 +222,11 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
                                ? fmt::format("at epoch {}", epoch)
                                : fmt::format("between epochs {} and {}", good + 1, epoch);
   std::string kept;
+  std::error_code error;
   if (!a.save.empty())
-    kept = std::filesystem::exists(a.save) ? "; " + a.save + " keeps the last good checkpoint"
-                                           : "; no checkpoint written";
+    kept = std::filesystem::exists(a.save, error)
+               ? "; " + a.save + " keeps the last good checkpoint"
+               : "; no checkpoint written";
   fmt::print(stderr,
              "torchlet: error: training stopped: the loss became {} {}. The learning rate is "
              "probably too high: try a smaller --lr than {}{}\n",
@@ -288,7 +303,6 @@ void run_train(const TrainArgs& a) {
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();
 
-  std::optional<StopSignals> stop_signals(std::in_place);
   std::FILE* out = a.json ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "iris" ? "Iris (built in)" : a.data;
@@ -300,7 +314,8 @@ void run_train(const TrainArgs& a) {
              a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch");
   fmt::print(out, "device:    {}\n", device.str());
   if (resumed) fmt::print(out, "resumed:   {} at epoch {}{}\n", a.resume, start, resume_note);
-  std::fflush(out);
+  flush_output(out, a.json ? "stderr" : "stdout");
+  StopSignals::stop_if_received("before training", a.json);
 
   ProgressBar bar(a.epochs - start, !a.json && stderr_is_terminal(), stderr_style());
   FitOptions fit_options{a.epochs - start, a.batch_size,  a.record_every, a.seed,
@@ -327,6 +342,7 @@ void run_train(const TrainArgs& a) {
         if (print) {
           bar.clear();
           fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, value);
+          flush_output(out, a.json ? "stderr" : "stdout");
         } else if (draw) {
           bar.draw(epoch - start, value);
         }
@@ -334,7 +350,8 @@ void run_train(const TrainArgs& a) {
       });
   bar.clear();
   const int signal = StopSignals::received();
-  stop_signals.reset();
+  // From here on a second signal waits: the checkpoint, the plot and the JSON are written whole.
+  const FinalWrites final_writes;
   card.epochs = start + fit.epochs_done;
   if (bad_epoch == 0 && !std::isfinite(fit.final_loss)) {
     bad_epoch = card.epochs;
@@ -344,22 +361,6 @@ void run_train(const TrainArgs& a) {
   const bool plot = !a.no_plot && !fit.losses.empty();
   const std::string title =
       fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths), data_name, device.str());
-  if (signal != 0) {
-    std::vector<std::string> wrote;
-    if (!a.save.empty()) {
-      nn::save(*model, *optimizer, a.save, to_metadata(card));
-      wrote.push_back("checkpoint " + a.save);
-    }
-    if (plot) {
-      write_plot(a.plot, fit, title);
-      wrote.push_back("plot " + a.plot);
-    }
-    fmt::print(
-        stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n", StopSignals::name(signal),
-        card.epochs, a.epochs,
-        wrote.empty() ? "nothing written" : fmt::format("wrote {}", fmt::join(wrote, " and ")));
-    throw ExitStatus{kExitInterrupted};
-  }
 
   std::vector<int64_t> predicted, truth = y_test.to_vector<int64_t>();
   {
@@ -375,44 +376,55 @@ void run_train(const TrainArgs& a) {
   if (!fit.losses.empty())
     fmt::print(out, "  {}", report::sparkline({fit.losses.begin(), fit.losses.end()}, 50));
   fmt::print(out, "\n");
-  if (plot) {
-    write_plot(a.plot, fit, title);
-    fmt::print(out, "plot:      {}\n", a.plot);
-  }
+  // The checkpoint first: it is the work a failure to write the plot must not lose.
+  std::vector<std::string> wrote;
   if (!a.save.empty()) {
     nn::save(*model, *optimizer, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} ({} epochs)\n", a.save, card.epochs);
+    wrote.push_back("checkpoint " + a.save);
+  }
+  if (plot) {
+    write_plot(a.plot, fit, title);
+    fmt::print(out, "plot:      {}\n", a.plot);
+    wrote.push_back("plot " + a.plot);
   }
   print_test_result(out, style, rep, truth, predicted);
-  if (!a.json) return;
-
-  nlohmann::json j;
-  j["torchlet_version"] = TORCHLET_VERSION;
-  j["device"] = device.str();
-  j["data"] = a.data;
-  j["rows"] = ds.X.size(0);
-  j["features"] = features;
-  j["classes"] = ds.class_names;
-  j["train_rows"] = train_rows;
-  j["test_rows"] = test_rows;
-  j["layers"] = widths;
-  j["parameters"] = n_params;
-  add_settings_json(j, a);
-  j["scale"] = a.scale;
-  j["fused"] = fit.fused;
-  j["graph"] = fit.graph;
-  j["epochs"] = card.epochs;
-  j["train_s"] = fit.train_s;
-  j["epoch_us"] = epoch_us;
-  j["final_loss"] = fit.final_loss;
-  j["test_acc"] = rep.accuracy;
-  j["record_every"] = a.record_every;
-  j["loss_epochs"] = fit.loss_epochs;
-  j["losses"] = fit.losses;
-  add_report_json(j, rep);
-  j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
-  j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
-  fmt::print("{}\n", j.dump());
+  if (signal != 0)
+    fmt::print(
+        stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n", StopSignals::name(signal),
+        card.epochs, a.epochs,
+        wrote.empty() ? "nothing written" : fmt::format("wrote {}", fmt::join(wrote, " and ")));
+  if (a.json) {
+    nlohmann::json j;
+    j["torchlet_version"] = TORCHLET_VERSION;
+    j["device"] = device.str();
+    j["data"] = a.data;
+    j["rows"] = ds.X.size(0);
+    j["features"] = features;
+    j["classes"] = ds.class_names;
+    j["train_rows"] = train_rows;
+    j["test_rows"] = test_rows;
+    j["layers"] = widths;
+    j["parameters"] = n_params;
+    add_settings_json(j, a);
+    j["scale"] = a.scale;
+    j["fused"] = fit.fused;
+    j["graph"] = fit.graph;
+    j["epochs"] = card.epochs;
+    j["train_s"] = fit.train_s;
+    j["epoch_us"] = epoch_us;
+    j["final_loss"] = fit.final_loss;
+    j["test_acc"] = rep.accuracy;
+    j["record_every"] = a.record_every;
+    j["loss_epochs"] = fit.loss_epochs;
+    j["losses"] = fit.losses;
+    add_report_json(j, rep);
+    j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
+    j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
+    j["interrupted"] = signal != 0;
+    print_json_line(j);
+  }
+  if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
 }
 
 }  // namespace

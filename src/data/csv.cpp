@@ -5,22 +5,19 @@
 #include "torchlet/data/csv.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iterator>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "torchlet/error.h"
 #include "torchlet/io/file.h"
+#include "torchlet/io/read.h"
 
 namespace torchlet::data {
 namespace {
@@ -31,18 +28,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   return text;
-}
-
-std::string read_file(const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  TORCHLET_CHECK(file != nullptr, path, ": Cannot open the file: ", std::strerror(errno));
-  std::string content;
-  char buffer[1 << 16];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) content.append(buffer, got);
-  TORCHLET_CHECK(!std::ferror(file.get()), path, ": Cannot read the file: ", std::strerror(errno));
-  return content;
 }
 
 // Splits `text` into records, skipping blank lines. Unquoted fields are trimmed (a quote
@@ -156,7 +141,7 @@ std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
 }  // namespace
 
 CsvTable read_csv_table(const std::string& path) {
-  const std::string content = read_file(path);
+  const std::string content = io::read_file(path);
   std::string_view text = content;
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<CsvRow> records = parse_records(path, text);

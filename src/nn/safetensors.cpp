@@ -3,11 +3,8 @@
 // offsets already checked against the file's size. nlohmann-json stays inside this file.
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -16,6 +13,7 @@
 
 #include "torchlet/error.h"
 #include "torchlet/io/file.h"
+#include "torchlet/io/read.h"
 #include "torchlet/nn/checkpoint.h"
 
 namespace torchlet::nn {
@@ -258,15 +256,7 @@ Safetensors parse_safetensors(std::string_view bytes, const std::string& name) {
 }
 
 Safetensors read_safetensors(const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  TORCHLET_CHECK(file != nullptr, path, ": Cannot open the file: ", std::strerror(errno));
-  std::string bytes;
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) bytes.append(buffer, got);
-  TORCHLET_CHECK(!std::ferror(file.get()), path, ": Cannot read the file: ", std::strerror(errno));
-  return parse_safetensors(bytes, path);
+  return parse_safetensors(io::read_file(path), path);
 }
 
 }  // namespace torchlet::nn
