@@ -18,6 +18,7 @@
 #include "torchlet/error.h"
 #include "torchlet/io/file.h"
 #include "torchlet/io/read.h"
+#include "torchlet/io/text.h"
 
 namespace torchlet::data {
 namespace {
@@ -144,6 +145,7 @@ CsvTable read_csv_table(const std::string& path) {
   const std::string content = io::read_file(path);
   std::string_view text = content;
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  io::check_utf8(content, path);  // names and labels reach reports and JSON
   std::vector<CsvRow> records = parse_records(path, text);
   TORCHLET_CHECK(!records.empty(), path,
                  ": Expected a header row and at least one data row, but the file is empty");
