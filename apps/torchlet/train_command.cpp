@@ -19,6 +19,7 @@
 #include "outputs.h"
 #include "saved_model.h"
 #include "stop_signals.h"
+#include "strict_options.h"
 #include "terminal.h"
 #include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
@@ -35,12 +36,15 @@ namespace torchlet::cli {
 
 namespace {
 
+constexpr int64_t kMaxRecordedLosses = 10'000'000;
+
 struct TrainArgs {
   std::string device = "auto";
   int64_t epochs = 20000;
   double lr = 0.01;
   std::string optimizer = "sgd";
   double momentum = 0.0;
+  std::string hidden_text = "10";  // --hidden as given, read by parse_widths into hidden
   std::vector<int64_t> hidden{10};
   int64_t batch_size = 0;
   int64_t record_every = 200;
@@ -137,6 +141,7 @@ void validate(const TrainArgs& a) {
                  "--threads: Expected a number of threads >= 1 (leave it out for one per core), "
                  "but got ",
                  a.threads);
+  if (a.threads_given) check_threads(a.threads);
   TORCHLET_CHECK(a.epochs > 0, "--epochs: Expected a number > 0, but got ", a.epochs);
   TORCHLET_CHECK(std::isfinite(a.lr) && a.lr > 0, "--lr: Expected a finite number > 0, but got ",
                  a.lr);
@@ -150,6 +155,13 @@ void validate(const TrainArgs& a) {
                  "--batch-size: Expected a number >= 0 (0 = full batch), but got ", a.batch_size);
   TORCHLET_CHECK(a.record_every >= 0, "--record-every: Expected a number >= 0, but got ",
                  a.record_every);
+  // The recorded losses are kept (on the device, then for the plot and the JSON): bounded, so
+  // that --epochs 1e9 --record-every 1 is refused instead of reserving gigabytes up front.
+  TORCHLET_CHECK(a.record_every == 0 || a.epochs / a.record_every <= kMaxRecordedLosses,
+                 "--record-every: Expected at most ", kMaxRecordedLosses,
+                 " recorded losses (--epochs / --record-every), but --epochs ", a.epochs,
+                 " --record-every ", a.record_every, " records ", a.epochs / a.record_every,
+                 ": record less often");
   TORCHLET_CHECK(a.print_every >= 0, "--print-every: Expected a number >= 0, but got ",
                  a.print_every);
   TORCHLET_CHECK(std::isfinite(a.test_size) && a.test_size > 0 && a.test_size < 1,
@@ -268,6 +280,7 @@ void run_train(const TrainArgs& a) {
   std::vector<int64_t> widths{features};
   widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
   widths.push_back(classes);
+  check_mlp_fits("--hidden", widths, a.batch_size ? a.batch_size : train_rows);
   SavedModel card{.layers = widths,
                   .features = ds.feature_names,
                   .classes = ds.class_names,
@@ -436,24 +449,31 @@ void add_train_command(CLI::App& app) {
       "Train a classifier (an MLP, or a CNN on images); with no options, the course's Iris "
       "experiment");
   cmd->add_option("--device", args->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--epochs", args->epochs, "Passes over the training data")->capture_default_str();
+  const CLI::Validator int64 = whole_number(INT64_MIN, INT64_MAX);
+  cmd->add_option("--epochs", args->epochs, "Passes over the training data")
+      ->transform(int64)
+      ->capture_default_str();
   cmd->add_option("--lr", args->lr, "Learning rate")->capture_default_str();
   cmd->add_option("--optimizer", args->optimizer, "sgd or adam")->capture_default_str();
   cmd->add_option("--momentum", args->momentum, "SGD momentum")->capture_default_str();
-  cmd->add_option("--hidden", args->hidden, "Hidden layer widths, e.g. 10 or 64,64")
-      ->delimiter(',')
+  cmd->add_option("--hidden", args->hidden_text, "Hidden layer widths, e.g. 10 or 64,64")
       ->capture_default_str();
   cmd->add_option("--batch-size", args->batch_size, "Rows per step; 0 = the whole training set")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--record-every", args->record_every, "Record the loss every N epochs; 0 = never")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--print-every", args->print_every, "Print a line every N epochs; 0 = never")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for the initial weights and batch order")
+      ->transform(whole_number_u64())
       ->capture_default_str();
   cmd->add_option("--test-size", args->test_size, "Fraction of rows held out for the test")
       ->capture_default_str();
   cmd->add_option("--split-seed", args->split_seed, "random_state of the train/test split")
+      ->transform(whole_number_u64())
       ->capture_default_str();
   cmd->add_option("--scale", args->scale, "Feature scaling: minmax, standard or none")
       ->capture_default_str();
@@ -465,8 +485,10 @@ void add_train_command(CLI::App& app) {
                   "mlp, or cnn (images only: two conv+pool blocks and two Linear layers)")
       ->capture_default_str();
   cmd->add_option("--train-limit", args->train_limit,
-                  "Images: train on the first N training images only (a quick run)");
-  cmd->add_option("--test-limit", args->test_limit, "Images: test on the first N test images only");
+                  "Images: train on the first N training images only (a quick run)")
+      ->transform(int64);
+  cmd->add_option("--test-limit", args->test_limit, "Images: test on the first N test images only")
+      ->transform(int64);
   cmd->add_option("--label", args->label,
                   "The CSV's label column, by name or 0-based index "
                   "(default: the last column)");
@@ -477,7 +499,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--resume", args->resume,
                   "Continue from this checkpoint until --epochs (the total) are done");
   CLI::Option* threads =
-      cmd->add_option("--threads", args->threads, "CPU threads (default: one per core)");
+      cmd->add_option("--threads", args->threads, "CPU threads (default: one per core)")
+          ->transform(whole_number(INT32_MIN, INT32_MAX));
   cmd->add_flag("--eager", args->eager,
                 "Run each step op by op with autograd instead of one fused call (slower; "
                 "for comparison)");
@@ -488,6 +511,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (human text to stderr)");
   cmd->callback([args, threads, cmd] {
     args->threads_given = threads->count() > 0;
+    args->hidden = parse_widths("--hidden", args->hidden_text);
     for (const CLI::Option* option : cmd->get_options())
       if (option->count() > 0) args->given.insert(option->get_name());
     run_train(*args);
