@@ -71,24 +71,6 @@ struct TrainArgs {
   std::set<std::string> given;  // the options on the command line, e.g. "--epochs"
 };
 
-// "auto" picks CUDA when it is available. Errors name the option and what is possible here.
-Device resolve_device(const std::string& spec) {
-  if (spec == "auto") return cuda::is_available() ? Device("cuda:0") : kCPU;
-  TORCHLET_CHECK(spec == "cpu" || spec.rfind("cuda", 0) == 0,
-                 "--device: Expected auto, cpu, cuda or cuda:N, but got '", spec, "'");
-  const Device device(spec);
-  if (device.is_cuda()) {
-    TORCHLET_CHECK(cuda::is_available(), "--device ", spec,
-                   ": Expected a CUDA device, but none is available (", cuda::device_count(),
-                   " GPUs; this torchlet was built without CUDA or finds no GPU). Use --device "
-                   "cpu or auto");
-    TORCHLET_CHECK(device.index() < cuda::device_count(), "--device ", spec,
-                   ": Expected a GPU index below ", cuda::device_count(),
-                   " (the number of GPUs), but got ", device.index());
-  }
-  return device;
-}
-
 bool is_image_data(const std::string& data) {
   std::error_code error;  // a path that cannot be looked at is not a folder: read_csv says why
   return data == "fashion-mnist" || std::filesystem::is_directory(data, error);
@@ -209,21 +191,6 @@ ScalerParams scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
 
 std::string widths_str(const std::vector<int64_t>& widths) {
   return fmt::format("{}", fmt::join(widths, "-"));
-}
-
-void write_plot(const std::string& path, const FitResult& fit, const std::string& title) {
-  report::LineChart chart;
-  chart.title = title;
-  chart.x_label = "epoch";
-  chart.y_label = "loss (cross-entropy)";
-  report::Series series;
-  series.name = "training loss";
-  for (std::size_t i = 0; i < fit.losses.size(); ++i) {
-    series.x.push_back(static_cast<double>(fit.loss_epochs[i]));
-    series.y.push_back(fit.losses[i]);
-  }
-  chart.series.push_back(std::move(series));
-  io::write_file_atomic(path, report::render_svg(chart));
 }
 
 // The one line for a NaN or infinite loss first seen at `epoch`, the loss last read finite at
@@ -397,7 +364,8 @@ void run_train(const TrainArgs& a) {
     wrote.push_back("checkpoint " + a.save);
   }
   if (plot) {
-    write_plot(a.plot, fit, title);
+    write_loss_plot(a.plot, {fit.loss_epochs.begin(), fit.loss_epochs.end()},
+                    {fit.losses.begin(), fit.losses.end()}, title, "training loss");
     fmt::print(out, "plot:      {}\n", a.plot);
     wrote.push_back("plot " + a.plot);
   }

@@ -21,8 +21,6 @@
 #include "terminal.h"
 #include "torchlet/data/idx.h"
 #include "torchlet/data/loader.h"
-#include "torchlet/io/file.h"
-#include "torchlet/report/chart.h"
 #include "torchlet/report/metrics.h"
 #include "torchlet/version.h"
 #include "train_report.h"
@@ -68,20 +66,6 @@ struct EpochRecord {
   int64_t epoch;
   double loss, test_acc, train_s, images_per_s;
 };
-
-void write_plot(const std::string& path, const std::vector<double>& x, const std::vector<double>& y,
-                const std::string& title) {
-  report::LineChart chart;
-  chart.title = title;
-  chart.x_label = "epoch";
-  chart.y_label = "loss (cross-entropy)";
-  report::Series series;
-  series.name = "training loss (mean over the batches since the last point)";
-  series.x = x;
-  series.y = y;
-  chart.series.push_back(std::move(series));
-  io::write_file_atomic(path, report::render_svg(chart));
-}
 
 }  // namespace
 
@@ -195,9 +179,10 @@ void run_train_images(const ImageTrainArgs& a) {
   const FinalWrites final_writes;
   const bool plot = !a.no_plot && !plot_x.empty();
   if (plot)
-    write_plot(
+    write_loss_plot(
         a.plot, plot_x, plot_y,
-        fmt::format("Training loss: {} on {}, {}", built.description, data_name, a.device.str()));
+        fmt::format("Training loss: {} on {}, {}", built.description, data_name, a.device.str()),
+        "training loss (mean over the batches since the last point)");
   if (signal != 0) {
     fmt::print(stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n",
                StopSignals::name(signal), epochs_done, epochs,
