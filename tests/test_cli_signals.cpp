@@ -126,5 +126,48 @@ TEST(CliSignals, AnInterruptedJsonRunStillPrintsItsJsonAndWritesItsFiles) {
       << run.err;
 }
 
+// A second signal that arrives while the checkpoint is being written (its temporary exists)
+// waits for the write: the run still ends with the whole file and no temporary. The model is
+// large (16 MB of weights) so that the write takes long enough to be caught in the act.
+TEST(CliSignals, ASecondSignalDuringTheFinalWritesWaitsForThem) {
+  const auto dir = scratch_dir();
+  fs::remove(dir / "out.txt");
+  const std::vector<std::string> args{
+      "train", "--epochs",  "1000000", "--hidden",      "2000,2000",      "--print-every",
+      "0",     "--no-plot", "--save",  "m.safetensors", "--record-every", "0"};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    dup2(open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644), STDOUT_FILENO);
+    dup2(open("err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644), STDERR_FILENO);
+    std::vector<char*> argv{const_cast<char*>(TORCHLET_CLI_PATH)};
+    for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(TORCHLET_CLI_PATH, argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (read_text(dir / "out.txt").find("device:") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGINT);
+  bool caught = false;
+  while (!caught && std::chrono::steady_clock::now() < deadline &&
+         waitpid(pid, nullptr, WNOHANG) == 0) {
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().filename().string().starts_with(".m.safetensors.tmp-")) caught = true;
+    if (caught) kill(pid, SIGINT);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!caught) GTEST_SKIP() << "the write ended before the second signal could be sent";
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the second signal";
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_text(dir / "err.txt");
+  EXPECT_GT(
+      std::stoll(nn::read_safetensors((dir / "m.safetensors").string()).metadata.at("epochs")), 0);
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+}
+
 }  // namespace
 }  // namespace torchlet
