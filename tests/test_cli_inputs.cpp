@@ -38,6 +38,25 @@ TEST(CliInputs, DevicesAndFifosAreRefusedBeforeAByteIsRead) {
                  dir, "x");
 }
 
+// "-" reads standard input (a pipe is fine there: it is what the user asked for), bounded.
+TEST(CliInputs, DashReadsStandardInput) {
+  const auto dir = scratch_dir();
+  ASSERT_EQ(run_cli("train --epochs 10 --no-plot --save m.safetensors", dir).status, 0);
+  std::ofstream(dir / "x.csv") << "sepal length (cm),sepal width (cm),petal length (cm),petal "
+                                  "width (cm)\n5,3,1,0.2\n6.5,3,5.5,2\n";
+  const auto from_file = run_cli("predict --model m.safetensors --data x.csv", dir);
+  ASSERT_EQ(from_file.status, 0) << from_file.err;
+  const auto piped = run_cli("predict --model m.safetensors --data - < x.csv", dir);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out, from_file.out);
+  expect_refused(
+      "--version >/dev/null; head -c 2000000 /dev/zero | TORCHLET_MAX_INPUT_MB=1 "
+      "'" TORCHLET_CLI_PATH "' predict --model m.safetensors --data -",
+      "-: Expected standard input of at most 1048576 bytes (set TORCHLET_MAX_INPUT_MB "
+      "to a number of MiB to read more), but it holds more",
+      dir, "x");
+}
+
 TEST(CliInputs, TheSizeLimitIsRefusedWithHowToRaiseIt) {
   const auto dir = scratch_dir();
   {

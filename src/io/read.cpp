@@ -66,8 +66,29 @@ int open_regular_file(const std::string& path) {
   return fd.release();
 }
 
+namespace {
+
+// Standard input, read to its end but no further than `limit` bytes.
+std::string read_stdin(uint64_t limit) {
+  std::string content;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    TORCHLET_CHECK_KIND(IO, n >= 0, "-: Cannot read standard input: ", std::strerror(errno));
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+    TORCHLET_CHECK_KIND(IO, content.size() <= limit, "-: Expected standard input of at most ",
+                        limit, " bytes (set ", kMaxInputEnv,
+                        " to a number of MiB to read more), but it holds more");
+  }
+}
+
+}  // namespace
+
 std::string read_file(const std::string& path) {
   const uint64_t limit = max_input_bytes();
+  if (path == "-") return read_stdin(limit);
   const Descriptor fd(open_regular_file(path));
   struct stat info {};
   TORCHLET_CHECK_KIND(IO, fstat(fd.get(), &info) == 0, path,

@@ -19,7 +19,8 @@ uint64_t max_input_bytes();
 // that stream it (gzdopen); the caller closes it. Errors as read_file's, without the size.
 int open_regular_file(const std::string& path);
 
-// The content of the regular file at `path`. torchlet::Error (kind IO) names the path and the
+// The content of the regular file at `path`, or of standard input (to its end, within the same
+// limit) when `path` is "-". torchlet::Error (kind IO) names the path and the
 // reason: it cannot be opened (missing, no permission, a symbolic link loop, a name too long),
 // it is not a regular file, or it is larger than max_input_bytes().
 std::string read_file(const std::string& path);
