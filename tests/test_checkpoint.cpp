@@ -264,6 +264,44 @@ TEST(Checkpoint, OverlappingOrUnclaimedBytes) {
                 "to none");
 }
 
+// The format allows a 100 MB header: parsing must not scan the header (or the entries read so
+// far) once per tensor. 100,000 tensors took minutes when each key was searched linearly.
+TEST(Checkpoint, HeaderOfManyTensorsParsesAndWritesInLinearTime) {
+  constexpr int kTensors = 100000;
+  std::string header = "{";
+  std::string data;
+  for (int i = 0; i < kTensors; ++i) {
+    const float value = static_cast<float>(i);
+    header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[1]," +
+              "\"data_offsets\":[" + std::to_string(data.size()) + "," +
+              std::to_string(data.size() + 4) + "]}";
+    data.append(reinterpret_cast<const char*>(&value), 4);
+  }
+  header += "}";
+  std::string bytes(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i)
+    bytes[i] = static_cast<char>((uint64_t{header.size()} >> (8 * i)) & 0xff);
+  const nn::Safetensors file = nn::parse_safetensors(bytes + header + data, "many.safetensors");
+  ASSERT_EQ(file.tensors.size(), static_cast<std::size_t>(kTensors));
+  EXPECT_EQ(file.tensors[77777].first, "t77777");  // in the order of their data
+  EXPECT_EQ(file.tensors[77777].second.item(), 77777.0f);
+  const auto dir = scratch_dir();
+  nn::write_safetensors((dir / "copy.safetensors").string(), file.tensors);
+  EXPECT_EQ(nn::read_safetensors((dir / "copy.safetensors").string()).tensors.size(),
+            static_cast<std::size_t>(kTensors));
+}
+
+// The fuzzer's seed of many tensors (fuzz/corpus/checkpoint) is a valid file: mutations of it
+// exercise the header parser on many entries, not only its first error.
+TEST(Checkpoint, TheFuzzSeedOfManyTensorsIsAValidFile) {
+  const std::string path =
+      TORCHLET_FIXTURES_DIR "/../../fuzz/corpus/checkpoint/many-tensors.safetensors";
+  const nn::Safetensors file = nn::read_safetensors(path);
+  ASSERT_EQ(file.tensors.size(), 1000u);
+  EXPECT_EQ(file.tensors[999].first, "layer999.w");
+  EXPECT_EQ(file.tensors[999].second.to_vector<float>(), (std::vector<float>{999, -999}));
+}
+
 TEST(Checkpoint, LoadListsMissingUnexpectedAndMisshapedParametersAndChangesNothing) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "m.safetensors").string();

@@ -1,4 +1,4 @@
-// End-to-end reliability of `torchlet train`: SIGINT/SIGTERM mid-run (exit 130, a loadable
+// End-to-end reliability of `torchlet train`: SIGINT/SIGTERM mid-run (exit 130/143, a loadable
 // checkpoint and a plot), a NaN loss (exit 3, the last good checkpoint kept), --save/--resume
 // (the epoch count continues, weights as in one uninterrupted run), bad arguments (exit 2),
 // and bit-identical runs for the same seed on the CPU.
@@ -80,7 +80,7 @@ TEST(CliReliability, SigintStopsAfterTheEpochAndKeepsACheckpointAndAPlot) {
   // SIGTERM on a resumed run: it continues the count and stops the same way.
   std::vector<std::string> resume = args;
   resume.insert(resume.end(), {"--resume", "m.safetensors"});
-  ASSERT_EQ(interrupt_when_training(start_cli(resume, dir), SIGTERM, dir), 130);
+  ASSERT_EQ(interrupt_when_training(start_cli(resume, dir), SIGTERM, dir), 143);
   EXPECT_GT(saved_epochs(dir / "m.safetensors"), epochs);
   EXPECT_NE(read_text(dir / "out.txt")
                 .find("resumed:   m.safetensors at epoch " + std::to_string(epochs)),

@@ -106,6 +106,23 @@ TEST(CliTrainImages, AnyMnistStyleFolderTrains) {
   EXPECT_GE(mlp["test_acc"].get<double>(), 0.9) << mlp.dump();
 }
 
+// A NaN loss ends an image run as it ends a table's: exit 3 and the one line (exit 2 before).
+TEST(CliTrainImages, ANanLossExitsThree) {
+  const auto dir = scratch_dir();
+  write_squares(dir / "squares", 60, 20);
+  const testing::CliRun run = run_cli(
+      "train --data squares --model mlp --hidden 16 --epochs 2 --batch-size 20 --optimizer sgd "
+      "--lr 1e30",
+      dir);
+  EXPECT_EQ(run.status, 3) << run.err;
+  EXPECT_EQ(run.err.rfind("torchlet: error: training stopped: the loss became ", 0), 0u) << run.err;
+  EXPECT_NE(run.err.find(" in epoch 1. The learning rate is probably too high: try a smaller --lr "
+                         "than 1e+30\n"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "loss.svg"));
+}
+
 TEST(CliTrainImages, OptionsThatDoNotApplyAreRefused) {
   const auto dir = scratch_dir();
   write_squares(dir / "squares", 30, 6);

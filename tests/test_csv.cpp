@@ -104,11 +104,28 @@ TEST_F(CsvTest, ForgivesBomCrlfQuotesWhitespaceAndBlankLines) {
   EXPECT_EQ(read("a,b\n1,p\n2,q").y.to_vector<int64_t>(), (std::vector<int64_t>{0, 1}));
 }
 
+// Names and labels reach the reports and the JSON: bytes that are not UTF-8 are refused with
+// the line and the column (in characters) an editor shows.
+TEST_F(CsvTest, TextThatIsNotUtf8IsRefusedWithLineAndColumn) {
+  EXPECT_EQ(error("a,b,label\n1,2,x\n3,4,caf\xe9\n"),
+            "data.csv:3:8: Expected UTF-8 text, but got the byte 0xe9");
+  EXPECT_EQ(error("a,\xc3\xa9\xff,label\n1,2,x\n"),
+            "data.csv:1:4: Expected UTF-8 text, but got the byte 0xff");
+  EXPECT_EQ(error("a,b,label\n1,2,\xc0\xaf\n"),  // an overlong '/'
+            "data.csv:2:5: Expected UTF-8 text, but got the byte 0xc0");
+  EXPECT_EQ(error("a,b,label\n1,2,\xed\xa0\x80\n"),  // a UTF-16 surrogate
+            "data.csv:2:5: Expected UTF-8 text, but got the byte 0xed");
+  EXPECT_EQ(error("a,b,label\n1,2,\xf0\x9f\x98"),  // cut at the end of the file
+            "data.csv:2:5: Expected UTF-8 text, but got the byte 0xf0");
+  EXPECT_EQ(read("a,b,label\n1,2,\xf0\x9f\x98\x80\n3,4,\xc3\xa9\n").class_names,
+            (Names{"\xc3\xa9", "\xf0\x9f\x98\x80"}));
+}
+
 TEST_F(CsvTest, MissingAndEmptyFiles) {
   EXPECT_EQ(error_of([&] { read_csv(dir_ / "missing.csv"); }),
             dir_ / "missing.csv" + ": Cannot open the file: No such file or directory");
   EXPECT_EQ(error_of([&] { read_csv(dir_.path()); }),
-            dir_.path() + ": Cannot read the file: Is a directory");
+            dir_.path() + ": Expected a regular file, but it is a folder");
   const std::string empty =
       "data.csv: Expected a header row and at least one data row, but the file is empty";
   EXPECT_EQ(error(""), empty);

@@ -1,7 +1,11 @@
 // The error messages users read, pinned word for word: bad device strings, device, shape and
 // dtype mismatches, and misuse of tensors and modules.
+#include <optional>
+
 #include "ops/common.h"
 #include "testing.h"
+#include "torchlet/io/file.h"
+#include "torchlet/io/read.h"
 
 namespace torchlet {
 namespace {
@@ -22,6 +26,46 @@ TEST(Errors, ErrorKnowsWhereItWasRaised) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.file()).find("device.cpp"), std::string::npos);
     EXPECT_GT(e.line(), 0);
+  }
+}
+
+// The kind of the error thrown by f, or nullopt when it throws none.
+template <typename F>
+std::optional<ErrorKind> kind_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return std::nullopt;
+}
+
+TEST(Errors, EachKindComesFromItsMacroOrThrowSite) {
+  EXPECT_EQ(kind_of([] { TORCHLET_CHECK(false, "x"); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([] { TORCHLET_CHECK_KIND(IO, false, "x"); }), ErrorKind::IO);
+  EXPECT_EQ(kind_of([] { TORCHLET_ASSERT(1 + 1 == 3); }), ErrorKind::Internal);
+  EXPECT_EQ(kind_of([] { Device d("gpu"); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([] { io::read_file("/torchlet-no-such-file"); }), ErrorKind::IO);
+  EXPECT_EQ(kind_of([] { io::write_file_atomic("/torchlet-no-such-folder/x", "x"); }),
+            ErrorKind::IO);
+  const Tensor rows = zeros({3, 2});
+  EXPECT_EQ(kind_of([&] { index_select(rows, tensor(std::vector<int64_t>{3}, {1})); }),
+            ErrorKind::Index);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan reports a huge allocation instead of failing it
+  EXPECT_EQ(kind_of([] { zeros({int64_t{1} << 42}); }), ErrorKind::OutOfMemory);
+#endif
+  EXPECT_STREQ(to_string(ErrorKind::OutOfMemory), "out of memory");
+}
+
+TEST(Errors, ContextAddedOnRethrowKeepsTheKindAndTheOrigin) {
+  try {
+    TORCHLET_CHECK_KIND(Index, false, "index 7 is out of range");
+  } catch (const Error& e) {
+    const Error outer = e.with_context("model.bin: ");
+    EXPECT_STREQ(outer.what(), "model.bin: index 7 is out of range");
+    EXPECT_EQ(outer.kind(), ErrorKind::Index);
+    EXPECT_EQ(outer.line(), e.line());
+    EXPECT_STREQ(outer.file(), e.file());
   }
 }
 

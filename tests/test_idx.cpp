@@ -127,7 +127,7 @@ TEST_F(IdxTest, MissingFileAndDirectory) {
   EXPECT_EQ(without_dir(error_of([&] { read_idx(dir_ / "nope"); })),
             "nope: Cannot open the file: No such file or directory");
   EXPECT_EQ(without_dir(error_of([&] { read_idx(dir_.path()); })),
-            dir_.path() + ": Cannot read the file (damaged gzip stream?): Is a directory");
+            dir_.path() + ": Expected a regular file, but it is a folder");
 }
 
 TEST_F(IdxTest, CorruptGzipGivesZlibsMessage) {

@@ -51,10 +51,16 @@ TEST(IoWriteFileAtomic, WritesAndReplacesContentLeavingNoTemporary) {
   EXPECT_EQ(names, (Names{"binary.bin", "empty.txt", "out.txt"}));
 }
 
-TEST(IoWriteFileAtomic, NewFilesAreReadableAndReplacedFilesKeepTheirMode) {
+TEST(IoWriteFileAtomic, NewFilesFollowTheUmaskAndReplacedFilesKeepTheirMode) {
   TempFolder dir;
   struct stat info {};
+  const mode_t saved = umask(077);
+  write_file_atomic(dir / "private.txt", "x");
+  umask(022);
   write_file_atomic(dir / "new.txt", "x");
+  umask(saved);
+  ASSERT_EQ(stat((dir / "private.txt").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
   ASSERT_EQ(stat((dir / "new.txt").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 07777, 0644u);
   chmod((dir / "new.txt").c_str(), 0600);
@@ -88,7 +94,8 @@ TEST(IoWriteFileAtomic, FolderAtTheTargetIsUntouchedAndNoTemporaryRemains) {
   fs::create_directory(dir / "out");
   write_file_atomic(dir / "out/inside.txt", "inside");
   EXPECT_EQ(error_of([&] { write_file_atomic(dir / "out", "data"); }),
-            "Cannot write '" + (dir / "out") + "': Is a directory");
+            "Cannot write '" + (dir / "out") +
+                "': Expected a regular file or a new file name, but it is a folder");
   EXPECT_TRUE(fs::is_directory(dir / "out"));
   EXPECT_EQ(read_text(dir / "out/inside.txt"), "inside");
   EXPECT_EQ(entries(dir.path()), Names{"out"});
@@ -160,6 +167,47 @@ TEST(IoCheckWritablePath, MessagesNameTheOptionThePathAndTheFolder) {
             "--save: Expected a file path, but got the folder path '" + dir.path() + "/'");
   EXPECT_EQ(error_of([] { check_writable_path("", "--save"); }),
             "--save: Expected a file path, but got an empty one");
+}
+
+TEST(IoWriteFileAtomic, NotARegularFileIsRefusedAndALinkIsWrittenThrough) {
+  TempFolder dir;
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  EXPECT_EQ(error_of([&] { write_file_atomic(dir / "fifo", "x"); }),
+            "Cannot write '" + (dir / "fifo") +
+                "': Expected a regular file or a new file name, but it is a FIFO");
+  EXPECT_TRUE(fs::is_fifo(dir / "fifo"));
+  write_file_atomic(dir / "real.txt", "old");
+  fs::create_symlink("real.txt", dir / "link.txt");
+  write_file_atomic(dir / "link.txt", "new");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+  EXPECT_EQ(read_text(dir / "real.txt"), "new");
+  Names names = entries(dir.path());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (Names{"fifo", "link.txt", "real.txt"}));
+}
+
+TEST(IoRemoveStaleTemporaries, RemovesOnlyTheTargetsPattern) {
+  TempFolder dir;
+  for (const char* name : {".m.bin.tmp-a1B2c3", ".m.bin.tmp-a1B2c", ".m.bin.tmp-a1B2c3d",
+                           ".n.bin.tmp-a1B2c3", ".m.bin.tmp-a1_2c3"})
+    write_file_atomic(dir / name, "x");
+  fs::create_directory(dir / ".m.bin.tmp-Folder");
+  EXPECT_EQ(remove_stale_temporaries(dir / "m.bin"), (Names{dir / ".m.bin.tmp-a1B2c3"}));
+  Names names = entries(dir.path());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (Names{".m.bin.tmp-Folder", ".m.bin.tmp-a1B2c", ".m.bin.tmp-a1B2c3d",
+                          ".m.bin.tmp-a1_2c3", ".n.bin.tmp-a1B2c3"}));
+}
+
+TEST(IoSameFile, SameInodeOrSameResolvedPath) {
+  TempFolder dir;
+  write_file_atomic(dir / "a.txt", "x");
+  fs::create_symlink("a.txt", dir / "link.txt");
+  fs::create_directory(dir / "sub");
+  EXPECT_TRUE(same_file(dir / "a.txt", dir / "link.txt"));
+  EXPECT_TRUE(same_file(dir / "a.txt", dir / "sub/../a.txt"));
+  EXPECT_TRUE(same_file(dir / "new.txt", dir / "sub/../new.txt"));  // neither exists yet
+  EXPECT_FALSE(same_file(dir / "a.txt", dir / "new.txt"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "stop_signals.h"
 #include "torchlet/cuda.h"
 #include "torchlet/error.h"
 #include "torchlet/hw/cpu.h"
@@ -63,6 +64,7 @@ void prepare_out_dir(const std::string& dir) {
 }
 
 void write_out(const std::string& dir, const std::string& name, std::string_view content) {
+  const FinalWrites writing;  // a second signal waits: no temporary is left behind
   io::write_file_atomic((std::filesystem::path(dir) / name).string(), content);
 }
 

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <random>
 
+#include "json_output.h"
+#include "stop_signals.h"
 #include "torchlet/error.h"
 #include "torchlet/torchlet.h"
 #include "training.h"
@@ -194,8 +196,10 @@ void run_bench_crossover(const CrossoverArgs& args) {
     std::fflush(out);
     for (int64_t depth : a.depths)
       for (int64_t width : a.widths)
-        for (int64_t rows : a.rows)
+        for (int64_t rows : a.rows) {
+          StopSignals::stop_if_received("during the benchmark");
           d.cells.push_back(run_cell(a, device, d.gemm_gflops, depth, width, rows));
+        }
     all.push_back(std::move(d));
   }
   const std::vector<Crossover> crossovers = find_crossovers(all);
@@ -203,7 +207,7 @@ void run_bench_crossover(const CrossoverArgs& args) {
   fmt::print(out, "\n{}", text);
   const nlohmann::json j = crossover_json(a, all, crossovers);
   write_crossover_files(a, all, crossovers, j, text);
-  if (a.common.json) fmt::print("{}\n", j.dump());
+  if (a.common.json) print_json_line(j);
 }
 
 }  // namespace torchlet::cli::bench

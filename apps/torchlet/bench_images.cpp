@@ -12,6 +12,8 @@
 #include <random>
 
 #include "image_models.h"
+#include "json_output.h"
+#include "stop_signals.h"
 #include "torchlet/cuda.h"
 #include "torchlet/error.h"
 #include "torchlet/report/chart.h"
@@ -74,6 +76,7 @@ Cell run_cell(const ImagesArgs& a, const Device& device, const std::string& mode
   Tensor loss;
   const auto start = Clock::now();
   while (c.steps < a.steps) {
+    StopSignals::stop_if_received("during the benchmark");
     loss = step();
     ++c.steps;
     if (c.steps >= at_least && seconds_since(start) >= a.cell_seconds) break;
@@ -236,7 +239,7 @@ void run_bench_images(const ImagesArgs& args) {
   fmt::print(out, "\n{}", text);
   const nlohmann::json j = json_of(a, devices, cells);
   write_files(a, devices, cells, j, text);
-  if (a.common.json) fmt::print("{}\n", j.dump());
+  if (a.common.json) print_json_line(j);
 }
 
 }  // namespace torchlet::cli::bench

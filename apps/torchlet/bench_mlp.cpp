@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <random>
 
+#include "json_output.h"
+#include "stop_signals.h"
 #include "torchlet/error.h"
 #include "torchlet/report/chart.h"
 #include "torchlet/torchlet.h"
@@ -75,6 +77,7 @@ MlpResult run_device(const MlpArgs& a, const Device& device) {
   int64_t window_rows = 0, done_rows = 0;
   Tensor loss;
   for (int64_t e = 0; e < a.epochs; ++e) {
+    StopSignals::stop_if_received("during the benchmark");
     for (int64_t first = 0; first < a.samples; first += a.batch) {
       loss = step(first);
       ++r.steps;
@@ -215,7 +218,7 @@ void run_bench_mlp(const MlpArgs& a) {
   fmt::print(out, "\n{}", text);
   const nlohmann::json j = json_of(a, results);
   write_files(a, results, j, text);
-  if (a.common.json) fmt::print("{}\n", j.dump());
+  if (a.common.json) print_json_line(j);
 }
 
 }  // namespace torchlet::cli::bench

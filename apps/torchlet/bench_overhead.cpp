@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 
+#include "json_output.h"
+#include "stop_signals.h"
 #include "torchlet/data/dataset.h"
 #include "torchlet/error.h"
 #include "torchlet/nn/fused.h"
@@ -150,6 +152,7 @@ DeviceOverhead run_device(const OverheadArgs& a, const Device& device, std::FILE
   // Repeats go round the settings, so that a slow minute of a shared machine is spread over all.
   for (int repeat = 0; repeat < a.repeats; ++repeat) {
     for (std::size_t i = 0; i < settings.size(); ++i) {
+      StopSignals::stop_if_received("during the benchmark");
       OverheadRun run = run_once(d, settings[i], a.epochs, a.lr, sink);
       if (repeat == 0) {
         result.runs.push_back(std::move(run));
@@ -184,7 +187,7 @@ void run_bench_overhead(const OverheadArgs& a) {
   fmt::print(out, "\n{}", text);
   const nlohmann::json j = overhead_json(a, all);
   write_overhead_files(a, all, j, text);
-  if (a.common.json) fmt::print("{}\n", j.dump());
+  if (a.common.json) print_json_line(j);
 }
 
 }  // namespace torchlet::cli::bench

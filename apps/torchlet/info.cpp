@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "json_output.h"
 #include "torchlet/error.h"
 #include "torchlet/hw/names.h"
 #include "torchlet/version.h"
@@ -63,7 +64,7 @@ void run_info(const InfoOptions& o) {
       out["compare"] = nlohmann::json::array();
       for (const auto& e : compared) out["compare"].push_back(info::explained_json(e));
     }
-    fmt::print("{}\n", out.dump(2));
+    print_json_line(out, 2);
     return;
   }
   if (!names_only) {

@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "commands.h"
+#include "outputs.h"
 #include "saved_model.h"
+#include "stop_signals.h"
+#include "terminal.h"
 #include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
 #include "torchlet/nn/checkpoint.h"
@@ -29,7 +32,8 @@ using data::read_csv_table;
 struct PredictArgs {
   std::string model;
   std::string data;
-  std::string out;  // empty: stdout
+  std::string out;
+  bool given_out = false;  // --out given; otherwise the predictions go to stdout
 };
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -86,7 +90,7 @@ std::string float_text(float value) {
 }
 
 void run_predict(const PredictArgs& a) {
-  if (!a.out.empty()) io::check_writable_path(a.out, "--out");
+  if (a.given_out) prepare_outputs({{"--out", a.out}}, {{"--model", a.model}, {"--data", a.data}});
   const SavedModel saved = read_saved_model(a.model);
   auto model = make_mlp(saved.layers);
   nn::load(*model, a.model);
@@ -98,6 +102,7 @@ void run_predict(const PredictArgs& a) {
     NoGradGuard no_grad;
     probs = (*model)(X).softmax(1).to_vector<float>();
   }
+  StopSignals::stop_if_received("before writing the predictions");
   const std::size_t classes = saved.classes.size();
   std::string csv = "class";
   for (const std::string& name : saved.classes) csv.append(",").append(csv_field("prob_" + name));
@@ -109,8 +114,10 @@ void run_predict(const PredictArgs& a) {
     for (std::size_t k = 0; k < classes; ++k) csv.append(",").append(float_text(probs[at + k]));
     csv += "\n";
   }
-  if (a.out.empty()) {
+  const FinalWrites final_writes;
+  if (!a.given_out) {
     std::fwrite(csv.data(), 1, csv.size(), stdout);
+    flush_output(stdout, "stdout");
     return;
   }
   io::write_file_atomic(a.out, csv);
@@ -128,8 +135,12 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--data", args->data,
                   "A CSV file whose header names the model's features (other columns ignored)")
       ->required();
-  cmd->add_option("--out", args->out, "Write the predictions here (atomically), not to stdout");
-  cmd->callback([args] { run_predict(*args); });
+  CLI::Option* out =
+      cmd->add_option("--out", args->out, "Write the predictions here (atomically), not to stdout");
+  cmd->callback([args, out] {
+    args->given_out = out->count() > 0;
+    run_predict(*args);
+  });
 }
 
 }  // namespace torchlet::cli

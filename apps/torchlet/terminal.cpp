@@ -4,12 +4,23 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
+
+#include "torchlet/error.h"
 
 namespace torchlet::cli {
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+void flush_output(std::FILE* stream, const char* name) {
+  errno = 0;
+  const bool failed = std::fflush(stream) != 0 || std::ferror(stream);
+  TORCHLET_CHECK_KIND(IO, !failed, "Cannot write to ", name, ": ",
+                      errno != 0 ? std::strerror(errno) : "a write failed");
+}
 
 Style stderr_style() {
   const char* no_color = std::getenv("NO_COLOR");

@@ -4,11 +4,16 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace torchlet::cli {
 
 bool stderr_is_terminal();
+
+// Flushes `stream` (named `name`: "stdout") and throws torchlet::Error (kind IO) when anything
+// written to it since the last check failed: a full disk, a closed pipe.
+void flush_output(std::FILE* stream, const char* name);
 
 // ANSI styling that turns into plain text when disabled.
 struct Style {

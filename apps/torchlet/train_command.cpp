@@ -1,8 +1,8 @@
 // `torchlet train`: the course's experiment (Iris, MLP 4-10-3, SGD lr 0.01, 20,000 epochs) by
 // default, or any small CSV classification data set. Validates every argument before work
 // starts, trains on the best device, prints progress, the time, the loss curve and a test
-// report, and writes the loss plot (SVG) and the checkpoint (--save) atomically. Stops early,
-// keeping what it can, at a NaN loss (exit 3) or on SIGINT/SIGTERM (exit 130).
+// report, and writes the checkpoint (--save) and then the loss plot (SVG) atomically. Stops
+// early, keeping what it can, at a NaN loss (exit 3) or on SIGINT/SIGTERM (exit 130/143).
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -12,10 +12,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include "commands.h"
+#include "json_output.h"
+#include "outputs.h"
 #include "saved_model.h"
 #include "stop_signals.h"
+#include "strict_options.h"
 #include "terminal.h"
 #include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
@@ -32,12 +36,15 @@ namespace torchlet::cli {
 
 namespace {
 
+constexpr int64_t kMaxRecordedLosses = 10'000'000;
+
 struct TrainArgs {
   std::string device = "auto";
   int64_t epochs = 20000;
   double lr = 0.01;
   std::string optimizer = "sgd";
   double momentum = 0.0;
+  std::string hidden_text = "10";  // --hidden as given, read by parse_widths into hidden
   std::vector<int64_t> hidden{10};
   int64_t batch_size = 0;
   int64_t record_every = 200;
@@ -64,26 +71,9 @@ struct TrainArgs {
   std::set<std::string> given;  // the options on the command line, e.g. "--epochs"
 };
 
-// "auto" picks CUDA when it is available. Errors name the option and what is possible here.
-Device resolve_device(const std::string& spec) {
-  if (spec == "auto") return cuda::is_available() ? Device("cuda:0") : kCPU;
-  TORCHLET_CHECK(spec == "cpu" || spec.rfind("cuda", 0) == 0,
-                 "--device: Expected auto, cpu, cuda or cuda:N, but got '", spec, "'");
-  const Device device(spec);
-  if (device.is_cuda()) {
-    TORCHLET_CHECK(cuda::is_available(), "--device ", spec,
-                   ": Expected a CUDA device, but none is available (", cuda::device_count(),
-                   " GPUs; this torchlet was built without CUDA or finds no GPU). Use --device "
-                   "cpu or auto");
-    TORCHLET_CHECK(device.index() < cuda::device_count(), "--device ", spec,
-                   ": Expected a GPU index below ", cuda::device_count(),
-                   " (the number of GPUs), but got ", device.index());
-  }
-  return device;
-}
-
 bool is_image_data(const std::string& data) {
-  return data == "fashion-mnist" || std::filesystem::is_directory(data);
+  std::error_code error;  // a path that cannot be looked at is not a folder: read_csv says why
+  return data == "fashion-mnist" || std::filesystem::is_directory(data, error);
 }
 
 // The image path (train_images.cpp): its own defaults (Adam, lr 1e-3, batches of 64, a few
@@ -133,6 +123,7 @@ void validate(const TrainArgs& a) {
                  "--threads: Expected a number of threads >= 1 (leave it out for one per core), "
                  "but got ",
                  a.threads);
+  if (a.threads_given) check_threads(a.threads);
   TORCHLET_CHECK(a.epochs > 0, "--epochs: Expected a number > 0, but got ", a.epochs);
   TORCHLET_CHECK(std::isfinite(a.lr) && a.lr > 0, "--lr: Expected a finite number > 0, but got ",
                  a.lr);
@@ -146,14 +137,30 @@ void validate(const TrainArgs& a) {
                  "--batch-size: Expected a number >= 0 (0 = full batch), but got ", a.batch_size);
   TORCHLET_CHECK(a.record_every >= 0, "--record-every: Expected a number >= 0, but got ",
                  a.record_every);
+  // The recorded losses are kept (on the device, then for the plot and the JSON): bounded, so
+  // that --epochs 1e9 --record-every 1 is refused instead of reserving gigabytes up front.
+  TORCHLET_CHECK(a.record_every == 0 || a.epochs / a.record_every <= kMaxRecordedLosses,
+                 "--record-every: Expected at most ", kMaxRecordedLosses,
+                 " recorded losses (--epochs / --record-every), but --epochs ", a.epochs,
+                 " --record-every ", a.record_every, " records ", a.epochs / a.record_every,
+                 ": record less often");
   TORCHLET_CHECK(a.print_every >= 0, "--print-every: Expected a number >= 0, but got ",
                  a.print_every);
   TORCHLET_CHECK(std::isfinite(a.test_size) && a.test_size > 0 && a.test_size < 1,
                  "--test-size: Expected a fraction in (0, 1), but got ", a.test_size);
   TORCHLET_CHECK(a.scale == "minmax" || a.scale == "standard" || a.scale == "none",
                  "--scale: Expected minmax, standard or none, but got '", a.scale, "'");
-  if (!a.no_plot) io::check_writable_path(a.plot, "--plot");
-  if (!a.save.empty()) io::check_writable_path(a.save, "--save");
+  TORCHLET_CHECK(!a.given.count("--save") || !a.save.empty(),
+                 "--save: Expected a file path, but got an empty one");
+  std::vector<PathOption> outputs;
+  if (!a.save.empty()) outputs.push_back({"--save", a.save});
+  if (!a.no_plot) outputs.push_back({"--plot", a.plot});
+  const std::string data = a.data == "iris" || a.data == "fashion-mnist" ? "" : a.data;
+  prepare_outputs(outputs, {{"--data", data}});
+  // --save may replace the checkpoint it resumes from (read whole first); the plot may not.
+  TORCHLET_CHECK(a.no_plot || a.resume.empty() || !io::same_file(a.plot, a.resume),
+                 "--plot: Expected a file other than the --resume file (an input), but both name '",
+                 a.resume, "'");
 }
 
 data::Dataset load(const TrainArgs& a) {
@@ -186,21 +193,6 @@ std::string widths_str(const std::vector<int64_t>& widths) {
   return fmt::format("{}", fmt::join(widths, "-"));
 }
 
-void write_plot(const std::string& path, const FitResult& fit, const std::string& title) {
-  report::LineChart chart;
-  chart.title = title;
-  chart.x_label = "epoch";
-  chart.y_label = "loss (cross-entropy)";
-  report::Series series;
-  series.name = "training loss";
-  for (std::size_t i = 0; i < fit.losses.size(); ++i) {
-    series.x.push_back(static_cast<double>(fit.loss_epochs[i]));
-    series.y.push_back(fit.losses[i]);
-  }
-  chart.series.push_back(std::move(series));
-  io::write_file_atomic(path, report::render_svg(chart));
-}
-
 // The one line for a NaN or infinite loss first seen at `epoch`, the loss last read finite at
 // epoch `good`. The file at --save is left as it was.
 [[noreturn]] void stop_at_nonfinite(const TrainArgs& a, int64_t good, int64_t epoch, float loss) {
@@ -209,9 +201,11 @@ void write_plot(const std::string& path, const FitResult& fit, const std::string
                                ? fmt::format("at epoch {}", epoch)
                                : fmt::format("between epochs {} and {}", good + 1, epoch);
   std::string kept;
+  std::error_code error;
   if (!a.save.empty())
-    kept = std::filesystem::exists(a.save) ? "; " + a.save + " keeps the last good checkpoint"
-                                           : "; no checkpoint written";
+    kept = std::filesystem::exists(a.save, error)
+               ? "; " + a.save + " keeps the last good checkpoint"
+               : "; no checkpoint written";
   fmt::print(stderr,
              "torchlet: error: training stopped: the loss became {} {}. The learning rate is "
              "probably too high: try a smaller --lr than {}{}\n",
@@ -253,6 +247,7 @@ void run_train(const TrainArgs& a) {
   std::vector<int64_t> widths{features};
   widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
   widths.push_back(classes);
+  check_mlp_fits("--hidden", widths, a.batch_size ? a.batch_size : train_rows);
   SavedModel card{.layers = widths,
                   .features = ds.feature_names,
                   .classes = ds.class_names,
@@ -288,7 +283,6 @@ void run_train(const TrainArgs& a) {
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();
 
-  std::optional<StopSignals> stop_signals(std::in_place);
   std::FILE* out = a.json ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "iris" ? "Iris (built in)" : a.data;
@@ -300,7 +294,8 @@ void run_train(const TrainArgs& a) {
              a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch");
   fmt::print(out, "device:    {}\n", device.str());
   if (resumed) fmt::print(out, "resumed:   {} at epoch {}{}\n", a.resume, start, resume_note);
-  std::fflush(out);
+  flush_output(out, a.json ? "stderr" : "stdout");
+  StopSignals::stop_if_received("before training", a.json);
 
   ProgressBar bar(a.epochs - start, !a.json && stderr_is_terminal(), stderr_style());
   FitOptions fit_options{a.epochs - start, a.batch_size,  a.record_every, a.seed,
@@ -327,6 +322,7 @@ void run_train(const TrainArgs& a) {
         if (print) {
           bar.clear();
           fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, value);
+          flush_output(out, a.json ? "stderr" : "stdout");
         } else if (draw) {
           bar.draw(epoch - start, value);
         }
@@ -334,7 +330,8 @@ void run_train(const TrainArgs& a) {
       });
   bar.clear();
   const int signal = StopSignals::received();
-  stop_signals.reset();
+  // From here on a second signal waits: the checkpoint, the plot and the JSON are written whole.
+  const FinalWrites final_writes;
   card.epochs = start + fit.epochs_done;
   if (bad_epoch == 0 && !std::isfinite(fit.final_loss)) {
     bad_epoch = card.epochs;
@@ -344,22 +341,6 @@ void run_train(const TrainArgs& a) {
   const bool plot = !a.no_plot && !fit.losses.empty();
   const std::string title =
       fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths), data_name, device.str());
-  if (signal != 0) {
-    std::vector<std::string> wrote;
-    if (!a.save.empty()) {
-      nn::save(*model, *optimizer, a.save, to_metadata(card));
-      wrote.push_back("checkpoint " + a.save);
-    }
-    if (plot) {
-      write_plot(a.plot, fit, title);
-      wrote.push_back("plot " + a.plot);
-    }
-    fmt::print(
-        stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n", StopSignals::name(signal),
-        card.epochs, a.epochs,
-        wrote.empty() ? "nothing written" : fmt::format("wrote {}", fmt::join(wrote, " and ")));
-    throw ExitStatus{kExitInterrupted};
-  }
 
   std::vector<int64_t> predicted, truth = y_test.to_vector<int64_t>();
   {
@@ -375,44 +356,56 @@ void run_train(const TrainArgs& a) {
   if (!fit.losses.empty())
     fmt::print(out, "  {}", report::sparkline({fit.losses.begin(), fit.losses.end()}, 50));
   fmt::print(out, "\n");
-  if (plot) {
-    write_plot(a.plot, fit, title);
-    fmt::print(out, "plot:      {}\n", a.plot);
-  }
+  // The checkpoint first: it is the work a failure to write the plot must not lose.
+  std::vector<std::string> wrote;
   if (!a.save.empty()) {
     nn::save(*model, *optimizer, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} ({} epochs)\n", a.save, card.epochs);
+    wrote.push_back("checkpoint " + a.save);
+  }
+  if (plot) {
+    write_loss_plot(a.plot, {fit.loss_epochs.begin(), fit.loss_epochs.end()},
+                    {fit.losses.begin(), fit.losses.end()}, title, "training loss");
+    fmt::print(out, "plot:      {}\n", a.plot);
+    wrote.push_back("plot " + a.plot);
   }
   print_test_result(out, style, rep, truth, predicted);
-  if (!a.json) return;
-
-  nlohmann::json j;
-  j["torchlet_version"] = TORCHLET_VERSION;
-  j["device"] = device.str();
-  j["data"] = a.data;
-  j["rows"] = ds.X.size(0);
-  j["features"] = features;
-  j["classes"] = ds.class_names;
-  j["train_rows"] = train_rows;
-  j["test_rows"] = test_rows;
-  j["layers"] = widths;
-  j["parameters"] = n_params;
-  add_settings_json(j, a);
-  j["scale"] = a.scale;
-  j["fused"] = fit.fused;
-  j["graph"] = fit.graph;
-  j["epochs"] = card.epochs;
-  j["train_s"] = fit.train_s;
-  j["epoch_us"] = epoch_us;
-  j["final_loss"] = fit.final_loss;
-  j["test_acc"] = rep.accuracy;
-  j["record_every"] = a.record_every;
-  j["loss_epochs"] = fit.loss_epochs;
-  j["losses"] = fit.losses;
-  add_report_json(j, rep);
-  j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
-  j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
-  fmt::print("{}\n", j.dump());
+  if (signal != 0)
+    fmt::print(
+        stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n", StopSignals::name(signal),
+        card.epochs, a.epochs,
+        wrote.empty() ? "nothing written" : fmt::format("wrote {}", fmt::join(wrote, " and ")));
+  if (a.json) {
+    nlohmann::json j;
+    j["torchlet_version"] = TORCHLET_VERSION;
+    j["device"] = device.str();
+    j["data"] = a.data;
+    j["rows"] = ds.X.size(0);
+    j["features"] = features;
+    j["classes"] = ds.class_names;
+    j["train_rows"] = train_rows;
+    j["test_rows"] = test_rows;
+    j["layers"] = widths;
+    j["parameters"] = n_params;
+    add_settings_json(j, a);
+    j["scale"] = a.scale;
+    j["fused"] = fit.fused;
+    j["graph"] = fit.graph;
+    j["epochs"] = card.epochs;
+    j["train_s"] = fit.train_s;
+    j["epoch_us"] = epoch_us;
+    j["final_loss"] = fit.final_loss;
+    j["test_acc"] = rep.accuracy;
+    j["record_every"] = a.record_every;
+    j["loss_epochs"] = fit.loss_epochs;
+    j["losses"] = fit.losses;
+    add_report_json(j, rep);
+    j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
+    j["checkpoint"] = a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save);
+    j["interrupted"] = signal != 0;
+    print_json_line(j);
+  }
+  if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
 }
 
 }  // namespace
@@ -424,24 +417,31 @@ void add_train_command(CLI::App& app) {
       "Train a classifier (an MLP, or a CNN on images); with no options, the course's Iris "
       "experiment");
   cmd->add_option("--device", args->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--epochs", args->epochs, "Passes over the training data")->capture_default_str();
+  const CLI::Validator int64 = whole_number(INT64_MIN, INT64_MAX);
+  cmd->add_option("--epochs", args->epochs, "Passes over the training data")
+      ->transform(int64)
+      ->capture_default_str();
   cmd->add_option("--lr", args->lr, "Learning rate")->capture_default_str();
   cmd->add_option("--optimizer", args->optimizer, "sgd or adam")->capture_default_str();
   cmd->add_option("--momentum", args->momentum, "SGD momentum")->capture_default_str();
-  cmd->add_option("--hidden", args->hidden, "Hidden layer widths, e.g. 10 or 64,64")
-      ->delimiter(',')
+  cmd->add_option("--hidden", args->hidden_text, "Hidden layer widths, e.g. 10 or 64,64")
       ->capture_default_str();
   cmd->add_option("--batch-size", args->batch_size, "Rows per step; 0 = the whole training set")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--record-every", args->record_every, "Record the loss every N epochs; 0 = never")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--print-every", args->print_every, "Print a line every N epochs; 0 = never")
+      ->transform(int64)
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for the initial weights and batch order")
+      ->transform(whole_number_u64())
       ->capture_default_str();
   cmd->add_option("--test-size", args->test_size, "Fraction of rows held out for the test")
       ->capture_default_str();
   cmd->add_option("--split-seed", args->split_seed, "random_state of the train/test split")
+      ->transform(whole_number_u64())
       ->capture_default_str();
   cmd->add_option("--scale", args->scale, "Feature scaling: minmax, standard or none")
       ->capture_default_str();
@@ -453,8 +453,10 @@ void add_train_command(CLI::App& app) {
                   "mlp, or cnn (images only: two conv+pool blocks and two Linear layers)")
       ->capture_default_str();
   cmd->add_option("--train-limit", args->train_limit,
-                  "Images: train on the first N training images only (a quick run)");
-  cmd->add_option("--test-limit", args->test_limit, "Images: test on the first N test images only");
+                  "Images: train on the first N training images only (a quick run)")
+      ->transform(int64);
+  cmd->add_option("--test-limit", args->test_limit, "Images: test on the first N test images only")
+      ->transform(int64);
   cmd->add_option("--label", args->label,
                   "The CSV's label column, by name or 0-based index "
                   "(default: the last column)");
@@ -465,7 +467,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--resume", args->resume,
                   "Continue from this checkpoint until --epochs (the total) are done");
   CLI::Option* threads =
-      cmd->add_option("--threads", args->threads, "CPU threads (default: one per core)");
+      cmd->add_option("--threads", args->threads, "CPU threads (default: one per core)")
+          ->transform(whole_number(INT32_MIN, INT32_MAX));
   cmd->add_flag("--eager", args->eager,
                 "Run each step op by op with autograd instead of one fused call (slower; "
                 "for comparison)");
@@ -476,6 +479,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print one JSON object on stdout (human text to stderr)");
   cmd->callback([args, threads, cmd] {
     args->threads_given = threads->count() > 0;
+    args->hidden = parse_widths("--hidden", args->hidden_text);
     for (const CLI::Option* option : cmd->get_options())
       if (option->count() > 0) args->given.insert(option->get_name());
     run_train(*args);

@@ -15,12 +15,12 @@
 
 #include "commands.h"
 #include "image_models.h"
+#include "json_output.h"
+#include "outputs.h"
 #include "stop_signals.h"
 #include "terminal.h"
 #include "torchlet/data/idx.h"
 #include "torchlet/data/loader.h"
-#include "torchlet/io/file.h"
-#include "torchlet/report/chart.h"
 #include "torchlet/report/metrics.h"
 #include "torchlet/version.h"
 #include "train_report.h"
@@ -67,27 +67,13 @@ struct EpochRecord {
   double loss, test_acc, train_s, images_per_s;
 };
 
-void write_plot(const std::string& path, const std::vector<double>& x, const std::vector<double>& y,
-                const std::string& title) {
-  report::LineChart chart;
-  chart.title = title;
-  chart.x_label = "epoch";
-  chart.y_label = "loss (cross-entropy)";
-  report::Series series;
-  series.name = "training loss (mean over the batches since the last point)";
-  series.x = x;
-  series.y = y;
-  chart.series.push_back(std::move(series));
-  io::write_file_atomic(path, report::render_svg(chart));
-}
-
 }  // namespace
 
 int64_t default_image_epochs(const std::string& model) { return model == "mlp" ? 10 : 5; }
 
 void run_train_images(const ImageTrainArgs& a) {
   const int64_t epochs = a.epochs > 0 ? a.epochs : default_image_epochs(a.model);
-  if (!a.no_plot) io::check_writable_path(a.plot, "--plot");
+  if (!a.no_plot) prepare_outputs({{"--plot", a.plot}}, {});
   data::ImageSplit ds = a.data == "fashion-mnist"
                             ? data::load_fashion_mnist(a.train_limit, a.test_limit)
                             : data::load_mnist_dir(a.data, a.train_limit, a.test_limit);
@@ -113,7 +99,6 @@ void run_train_images(const ImageTrainArgs& a) {
   for (const Tensor& p : model.parameters()) n_params += p.numel();
   data::DataLoader loader(train_x, train_y, {a.batch_size, true, a.seed, false});
 
-  std::optional<StopSignals> stop_signals(std::in_place);
   std::FILE* out = a.json ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "fashion-mnist"
@@ -125,7 +110,8 @@ void run_train_images(const ImageTrainArgs& a) {
              n_params, a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
              a.momentum > 0 ? fmt::format(" momentum {}", a.momentum) : "", a.batch_size);
   fmt::print(out, "device:    {}\n", a.device.str());
-  std::fflush(out);
+  flush_output(out, a.json ? "stderr" : "stdout");
+  StopSignals::stop_if_received("before training", a.json);
 
   std::vector<EpochRecord> records;
   std::vector<double> plot_x, plot_y;
@@ -173,29 +159,39 @@ void run_train_images(const ImageTrainArgs& a) {
     train_s += seconds;
     ++epochs_done;
     const double loss = epoch_sum.item() / static_cast<double>(loader.size());
-    TORCHLET_CHECK(std::isfinite(loss), "training stopped: the loss became ", loss, " in epoch ",
-                   epoch, ". The learning rate is probably too high: try a smaller --lr than ",
-                   a.lr);
+    if (!std::isfinite(loss)) {
+      fmt::print(stderr,
+                 "torchlet: error: training stopped: the loss became {} in epoch {}. The learning "
+                 "rate is probably too high: try a smaller --lr than {}\n",
+                 loss, epoch, a.lr);
+      throw ExitStatus{kExitNonFiniteLoss};
+    }
     predicted = predict_all(model, test_x);
     const double rate = static_cast<double>(loader.dataset_size()) / seconds;
     records.push_back({epoch, loss, accuracy(truth, predicted), seconds, rate});
     fmt::print(out,
                "Epoch [{}/{}], Loss: {:.4f}, test accuracy: {:.4f}  ({:.1f} s, {:.0f} images/s)\n",
                epoch, epochs, loss, records.back().test_acc, seconds, rate);
-    std::fflush(out);
+    flush_output(out, a.json ? "stderr" : "stdout");
   }
   const int signal = StopSignals::received();
-  stop_signals.reset();
+  // From here on a second signal waits: the plot and the JSON are written whole.
+  const FinalWrites final_writes;
   const bool plot = !a.no_plot && !plot_x.empty();
   if (plot)
-    write_plot(
+    write_loss_plot(
         a.plot, plot_x, plot_y,
-        fmt::format("Training loss: {} on {}, {}", built.description, data_name, a.device.str()));
+        fmt::format("Training loss: {} on {}, {}", built.description, data_name, a.device.str()),
+        "training loss (mean over the batches since the last point)");
   if (signal != 0) {
     fmt::print(stderr, "torchlet: stopped by {} after epoch {} of {}; {}\n",
                StopSignals::name(signal), epochs_done, epochs,
                plot ? "wrote plot " + a.plot : std::string("nothing written"));
-    throw ExitStatus{kExitInterrupted};
+    // No epoch finished: nothing was evaluated, so there is no report to print.
+    if (epochs_done == 0) {
+      if (a.json) print_json_line({{"interrupted", true}, {"epochs", 0}, {"plot", nullptr}});
+      throw ExitStatus{StopSignals::exit_status(signal)};
+    }
   }
   const report::ClassificationReport rep =
       report::classification_report(truth, predicted, ds.class_names);
@@ -204,7 +200,10 @@ void run_train_images(const ImageTrainArgs& a) {
              images_per_s);
   if (plot) fmt::print(out, "plot:      {}\n", a.plot);
   print_test_result(out, style, rep, truth, predicted);
-  if (!a.json) return;
+  if (!a.json) {
+    if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
+    return;
+  }
 
   nlohmann::json j;
   j["torchlet_version"] = TORCHLET_VERSION;
@@ -234,7 +233,9 @@ void run_train_images(const ImageTrainArgs& a) {
   j["per_epoch"] = per_epoch;
   add_report_json(j, rep);
   j["plot"] = plot ? nlohmann::json(a.plot) : nlohmann::json(nullptr);
-  fmt::print("{}\n", j.dump());
+  j["interrupted"] = signal != 0;
+  print_json_line(j);
+  if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
 }
 
 }  // namespace torchlet::cli

@@ -1,5 +1,6 @@
 // What the tabular and image paths of `torchlet train` share: the optimizer chosen by
-// --optimizer, the test-accuracy line with the classification report, and their JSON fields.
+// --optimizer, the device chosen by --device, the test-accuracy line with the classification
+// report, the loss plot, and their JSON fields.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,14 @@ void add_settings_json(nlohmann::json& j, const TrainingArgs& a) {
   j["batch_size"] = a.batch_size;
   j["seed"] = a.seed;
 }
+
+// "auto" picks CUDA when it is available; errors name --device and what is possible here.
+Device resolve_device(const std::string& spec);
+
+// The loss curve as an SVG at `path` (io::write_file_atomic): x in epochs, one series.
+void write_loss_plot(const std::string& path, const std::vector<double>& x,
+                     const std::vector<double>& y, const std::string& title,
+                     const std::string& series_name);
 
 // precision, recall, f1, support (per class) and confusion ([true][predicted]).
 void add_report_json(nlohmann::json& j, const report::ClassificationReport& rep);

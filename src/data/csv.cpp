@@ -5,22 +5,21 @@
 #include "torchlet/data/csv.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "torchlet/error.h"
 #include "torchlet/io/file.h"
+#include "torchlet/io/read.h"
+#include "torchlet/io/text.h"
 
 namespace torchlet::data {
 namespace {
@@ -33,23 +32,12 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-std::string read_file(const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  TORCHLET_CHECK(file != nullptr, path, ": Cannot open the file: ", std::strerror(errno));
-  std::string content;
-  char buffer[1 << 16];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) content.append(buffer, got);
-  TORCHLET_CHECK(!std::ferror(file.get()), path, ": Cannot read the file: ", std::strerror(errno));
-  return content;
-}
-
 // Splits `text` into records, skipping blank lines. Unquoted fields are trimmed (a quote
 // inside one is kept as text, as Python's csv does); a quoted field keeps its inner text
-// verbatim, and only whitespace may surround its quotes.
-std::vector<CsvRow> parse_records(const std::string& path, std::string_view text) {
-  std::vector<CsvRow> records;
+// verbatim, and only whitespace may surround its quotes. Each record is handed to `on_record`
+// as soon as it is read, so that a reader can keep only what it needs of it.
+void parse_records(const std::string& path, std::string_view text,
+                   const std::function<void(CsvRow&)>& on_record) {
   int64_t line = 1;
   size_t i = 0;
   const auto at_field_end = [&] {
@@ -92,9 +80,29 @@ std::vector<CsvRow> parse_records(const std::string& path, std::string_view text
     if (i < text.size() && text[i] == '\n') ++i;
     ++line;
     const bool blank = record.fields.size() == 1 && record.fields[0].empty() && !quoted;
-    if (!blank) records.push_back(std::move(record));
+    if (!blank) on_record(record);
   }
-  return records;
+}
+
+// The file's text (UTF-8, checked) and where its records start (after a BOM).
+struct CsvText {
+  std::string content;
+  std::string_view records;
+};
+
+CsvText read_text(const std::string& path) {
+  CsvText text{io::read_file(path), {}};
+  io::check_utf8(text.content, path);  // names and labels reach reports and JSON
+  text.records = text.content;
+  if (text.records.starts_with("\xEF\xBB\xBF")) text.records.remove_prefix(3);
+  return text;
+}
+
+void check_not_empty(const std::string& path, bool header, bool rows) {
+  TORCHLET_CHECK(header, path,
+                 ": Expected a header row and at least one data row, but the file is empty");
+  TORCHLET_CHECK(rows, path,
+                 ": Expected a header row and at least one data row, but got only the header");
 }
 
 // "column 2 ('sepal width')" for 0-based column c.
@@ -156,17 +164,16 @@ std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
 }  // namespace
 
 CsvTable read_csv_table(const std::string& path) {
-  const std::string content = read_file(path);
-  std::string_view text = content;
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  std::vector<CsvRow> records = parse_records(path, text);
-  TORCHLET_CHECK(!records.empty(), path,
-                 ": Expected a header row and at least one data row, but the file is empty");
-  TORCHLET_CHECK(records.size() > 1, path,
-                 ": Expected a header row and at least one data row, but got only the header");
-  CsvTable table{std::move(records.front()), {}};
-  table.rows.assign(std::make_move_iterator(records.begin() + 1),
-                    std::make_move_iterator(records.end()));
+  const CsvText text = read_text(path);
+  CsvTable table;
+  bool header = false;
+  parse_records(path, text.records, [&](CsvRow& record) {
+    if (header)
+      table.rows.push_back(std::move(record));
+    else
+      table.header = std::move(record), header = true;
+  });
+  check_not_empty(path, header, !table.rows.empty());
   return table;
 }
 
@@ -198,9 +205,8 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-Dataset read_csv(const std::string& path, const std::string& label) {
-  const CsvTable table = read_csv_table(path);
-  const CsvRow& header = table.header;
+// The header's checks: at least two columns, each named once, and the label column.
+size_t check_header(const std::string& path, const CsvRow& header, const std::string& label) {
   const std::vector<std::string>& names = header.fields;
   TORCHLET_CHECK(names.size() >= 2, path, ":", header.line,
                  ": Expected at least two columns (features and a label), but got only '", names[0],
@@ -213,35 +219,65 @@ Dataset read_csv(const std::string& path, const std::string& label) {
                    ": ", column_label(names, c), ": Expected unique column names, but column ",
                    first - names.begin() + 1, " has the same name");
   }
-  const size_t label_column = find_label_column(path, names, label);
+  return find_label_column(path, names, label);
+}
 
+Dataset read_csv(const std::string& path, const std::string& label) {
+  // Rows are converted as they are read: the features straight to floats, each label to the
+  // index of its text among the distinct ones, so that memory is the file, the floats and
+  // one index per row (not every field as a string).
+  CsvRow header;
+  bool have_header = false, header_checked = false;
+  size_t label_column = 0;
+  std::vector<float> features;
+  std::vector<int64_t> label_ids;  // per row: the label's index in first-seen order
+  std::map<std::string, int64_t> distinct;
+  {
+    const CsvText text = read_text(path);
+    const auto lines = std::count(text.records.begin(), text.records.end(), '\n');
+    parse_records(path, text.records, [&](CsvRow& record) {
+      if (!have_header) {
+        header = std::move(record), have_header = true;
+        return;
+      }
+      const std::vector<std::string>& names = header.fields;
+      if (!header_checked) {
+        label_column = check_header(path, header, label);
+        header_checked = true;
+        features.reserve(static_cast<size_t>(lines) * (names.size() - 1));
+        label_ids.reserve(static_cast<size_t>(lines));
+      }
+      TORCHLET_CHECK(record.fields.size() == names.size(), path, ":", record.line, ": Expected ",
+                     names.size(), " fields as in the header, but got ", record.fields.size());
+      for (size_t c = 0; c < names.size(); ++c) {
+        if (c == label_column) continue;
+        features.push_back(
+            parse_csv_number(path, record.line, column_label(names, c), record.fields[c]));
+      }
+      TORCHLET_CHECK(!record.fields[label_column].empty(), path, ":", record.line, ": ",
+                     column_label(names, label_column),
+                     ": Expected a label, but got an empty field");
+      const auto id = static_cast<int64_t>(distinct.size());
+      label_ids.push_back(
+          distinct.emplace(std::move(record.fields[label_column]), id).first->second);
+    });
+  }
+  check_not_empty(path, have_header, !label_ids.empty());
+  const std::vector<std::string>& names = header.fields;
   Dataset data;
   for (size_t c = 0; c < names.size(); ++c) {
     if (c != label_column) data.feature_names.push_back(names[c]);
   }
-  const size_t rows = table.rows.size();
-  std::vector<float> features;
-  features.reserve(rows * data.feature_names.size());
-  std::vector<std::string> labels;
-  labels.reserve(rows);
-  for (const CsvRow& record : table.rows) {
-    TORCHLET_CHECK(record.fields.size() == names.size(), path, ":", record.line, ": Expected ",
-                   names.size(), " fields as in the header, but got ", record.fields.size());
-    for (size_t c = 0; c < names.size(); ++c) {
-      if (c == label_column) continue;
-      features.push_back(
-          parse_csv_number(path, record.line, column_label(names, c), record.fields[c]));
-    }
-    TORCHLET_CHECK(!record.fields[label_column].empty(), path, ":", record.line, ": ",
-                   column_label(names, label_column), ": Expected a label, but got an empty field");
-    labels.push_back(record.fields[label_column]);
-  }
-  const std::vector<int64_t> y = encode_labels(labels, data.class_names);
+  std::vector<std::string> labels(distinct.size());
+  for (auto& [text, id] : distinct) labels[static_cast<size_t>(id)] = text;
+  const std::vector<int64_t> class_of = encode_labels(labels, data.class_names);
   TORCHLET_CHECK(data.class_names.size() >= 2, path, ": Expected at least two classes in column '",
                  names[label_column], "', but got only '", data.class_names[0], "'");
-  const auto n = static_cast<int64_t>(rows);
+  for (int64_t& id : label_ids) id = class_of[static_cast<size_t>(id)];
+  const auto n = static_cast<int64_t>(label_ids.size());
   data.X = tensor(features, {n, static_cast<int64_t>(data.feature_names.size())});
-  data.y = tensor(y, {n});
+  features = {};
+  data.y = tensor(label_ids, {n});
   return data;
 }
 

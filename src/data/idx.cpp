@@ -4,6 +4,7 @@
 // byte copy. Every error names the file.
 #include "torchlet/data/idx.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "torchlet/error.h"
+#include "torchlet/io/read.h"
 
 namespace torchlet::data {
 namespace {
@@ -63,10 +65,13 @@ struct GzClose {
 class IdxStream {
  public:
   explicit IdxStream(std::string path) : path_(std::move(path)) {
+    const int fd = io::open_regular_file(path_);
+    zlib_name_ = "<fd:" + std::to_string(fd) + ">";
     errno = 0;
-    file_.reset(gzopen(path_.c_str(), "rb"));
-    TORCHLET_CHECK(file_ != nullptr, path_,
-                   ": Cannot open the file: ", errno ? std::strerror(errno) : "out of memory");
+    file_.reset(gzdopen(fd, "rb"));
+    if (file_ == nullptr) close(fd);
+    TORCHLET_CHECK_KIND(IO, file_ != nullptr, path_,
+                        ": Cannot open the file: ", errno ? std::strerror(errno) : "out of memory");
     uint8_t magic[4] = {};
     const int64_t got = read_some(magic, 4);
     const int ndims = magic[3];
@@ -149,14 +154,15 @@ class IdxStream {
       int code = Z_OK;
       const char* message = gzerror(file_.get(), &code);
       std::string text = message != nullptr ? message : "";
-      // zlib puts the path in front of its own messages; we say it once.
-      if (text.starts_with(path_ + ": ")) text.erase(0, path_.size() + 2);
+      // zlib puts the name it knows the file by in front of its own messages; we say the path.
+      if (text.starts_with(zlib_name_ + ": ")) text.erase(0, zlib_name_.size() + 2);
       TORCHLET_CHECK(code == Z_OK, path_, ": Cannot read the file (damaged gzip stream?): ", text);
     }
     return total;
   }
 
   std::string path_;
+  std::string zlib_name_;  // "<fd:N>": gzdopen's name for the file
   std::unique_ptr<gzFile_s, GzClose> file_;
   std::vector<int64_t> dims_;
   int64_t numel_ = 0, header_bytes_ = 0, consumed_ = 0;

@@ -163,7 +163,7 @@ Metadata load(Module& module, optim::Optimizer& optimizer, const std::string& pa
   try {
     optimizer.load_state_dict(state);  // checks everything before it changes anything
   } catch (const Error& e) {
-    TORCHLET_CHECK(false, path, ": ", e.what());
+    throw e.with_context(path + ": ");
   }
   copy_parameters(file, params);
   return std::move(file.metadata);

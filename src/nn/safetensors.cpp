@@ -3,19 +3,18 @@
 // offsets already checked against the file's size. nlohmann-json stays inside this file.
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "torchlet/error.h"
 #include "torchlet/io/file.h"
+#include "torchlet/io/read.h"
 #include "torchlet/nn/checkpoint.h"
 
 namespace torchlet::nn {
@@ -24,7 +23,10 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian; torchlet copies it as it is in memory");
 
-using Json = nlohmann::ordered_json;
+// Headers are read into std::map-backed objects (each key found in log time, so a header of
+// many tensors parses in n log n) and written in the tensors' order.
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::size_t kLengthBytes = 8;
 // The reference implementation's limit; a larger length means a damaged or foreign file.
@@ -145,20 +147,45 @@ Metadata parse_metadata(const std::string& file, const Json& json) {
   return metadata;
 }
 
-// The header as JSON, refusing repeated top-level names (a JSON library keeps only one).
-Json parse_header(const std::string& file, std::string_view text) {
-  std::set<std::string> names;
+// The header's top-level names in their order and the first repeated one, from a SAX pass
+// that builds nothing (nlohmann's parser callback rescans the parent object at the end of each
+// child: quadratic in the number of tensors).
+struct TopLevelNames {
+  std::unordered_map<std::string, std::size_t> position;
   std::string repeated;
-  const Json::parser_callback_t note_names = [&](int depth, Json::parse_event_t event,
-                                                 Json& parsed) {
-    if (event == Json::parse_event_t::key && depth == 1 &&
-        !names.insert(parsed.get<std::string>()).second && repeated.empty())
-      repeated = parsed.get<std::string>();
+  int depth = 0;
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(Json::number_integer_t) { return true; }
+  bool number_unsigned(Json::number_unsigned_t) { return true; }
+  bool number_float(Json::number_float_t, const Json::string_t&) { return true; }
+  bool string(Json::string_t&) { return true; }
+  bool binary(Json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return ++depth, true; }
+  bool end_object() { return --depth, true; }
+  bool start_array(std::size_t) { return ++depth, true; }
+  bool end_array() { return --depth, true; }
+  bool key(Json::string_t& name) {
+    if (depth == 1 && !position.emplace(name, position.size()).second && repeated.empty())
+      repeated = name;
     return true;
-  };
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
+  }
+};
+
+struct Header {
+  Json json;
+  std::unordered_map<std::string, std::size_t> position;  // of each top-level name
+};
+
+// The header as JSON, refusing repeated top-level names (a JSON library keeps only one).
+Header parse_header(const std::string& file, std::string_view text) {
   Json header;
   try {
-    header = Json::parse(text.begin(), text.end(), note_names);
+    header = Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
     TORCHLET_CHECK(false, file, ": Expected a JSON header, but it is not valid JSON (byte ", e.byte,
                    " of the ", text.size(), "-byte header)");
@@ -170,9 +197,11 @@ Json parse_header(const std::string& file, std::string_view text) {
   }
   TORCHLET_CHECK(header.is_object(), file, ": Expected the JSON header to be an object, but got ",
                  header.type_name());
-  TORCHLET_CHECK(repeated.empty(), file, ": Expected each name once in the header, but '", repeated,
-                 "' appears more than once");
-  return header;
+  TopLevelNames names;
+  Json::sax_parse(text.begin(), text.end(), &names);
+  TORCHLET_CHECK(names.repeated.empty(), file, ": Expected each name once in the header, but '",
+                 names.repeated, "' appears more than once");
+  return {std::move(header), std::move(names.position)};
 }
 
 template <typename T>
@@ -192,14 +221,19 @@ void append_values(std::string& out, const Tensor& t) {
 
 void write_safetensors(const std::string& path, const NamedTensors& tensors,
                        const Metadata& metadata) {
-  Json header = Json::object();
-  if (!metadata.empty()) header[kMetadataKey] = metadata;
+  OrderedJson header = OrderedJson::object();
+  // Entries are appended to the ordered object's vector (its operator[] searches it, which
+  // would make writing many tensors quadratic); `names` finds repeats.
+  auto& entries = header.get_ref<OrderedJson::object_t&>();
+  if (!metadata.empty()) entries.emplace_back(kMetadataKey, metadata);
+  std::set<std::string> names;
   std::string data;
   for (const auto& [name, t] : tensors) {
     TORCHLET_CHECK(!name.empty() && name != kMetadataKey, "write_safetensors: Expected tensor ",
                    "names other than '' and '", kMetadataKey, "', but got '", name, "'");
-    TORCHLET_CHECK(!header.contains(name), "write_safetensors: Expected unique tensor names, but '",
-                   name, "' appears more than once");
+    TORCHLET_CHECK(names.insert(name).second,
+                   "write_safetensors: Expected unique tensor names, but '", name,
+                   "' appears more than once");
     TORCHLET_CHECK(t.defined(), "write_safetensors: Expected a defined tensor for '", name, "'");
     const char* dtype = safetensors_dtype(t.dtype());
     TORCHLET_CHECK(dtype != nullptr, "write_safetensors: Expected float32 or int64 tensors, but '",
@@ -209,8 +243,9 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
       append_values<float>(data, t);
     else
       append_values<int64_t>(data, t);
-    header[name] = {
-        {"dtype", dtype}, {"shape", t.shape().vec()}, {"data_offsets", {begin, data.size()}}};
+    entries.emplace_back(name, OrderedJson{{"dtype", dtype},
+                                           {"shape", t.shape().vec()},
+                                           {"data_offsets", {begin, data.size()}}});
   }
   std::string text = header.dump();
   // Spaces pad the header so the data starts 8-byte aligned, as Hugging Face's writer does.
@@ -236,15 +271,20 @@ Safetensors parse_safetensors(std::string_view bytes, const std::string& name) {
                  " bytes (the file's size after the length), but got ", header_bytes,
                  " (a truncated file, or not a safetensors file)");
   const std::string_view data = bytes.substr(kLengthBytes + header_bytes);
-  const Json header = parse_header(name, bytes.substr(kLengthBytes, header_bytes));
+  const Header header = parse_header(name, bytes.substr(kLengthBytes, header_bytes));
 
+  // The entries in the header's order, so that diagnostics name the first one a reader sees
+  // and empty tensors (which share offsets) keep their order.
+  std::vector<const std::string*> in_order(header.position.size());
+  for (const auto& [key, position] : header.position) in_order[position] = &key;
   Safetensors result;
   std::vector<Entry> entries;
-  for (const auto& [key, value] : header.items()) {
-    if (key == kMetadataKey)
+  for (const std::string* key : in_order) {
+    const Json& value = header.json.find(*key).value();
+    if (*key == kMetadataKey)
       result.metadata = parse_metadata(name, value);
     else
-      entries.push_back(parse_entry(name, key, value, data.size()));
+      entries.push_back(parse_entry(name, *key, value, data.size()));
   }
   check_layout(name, entries, data.size());
   std::stable_sort(entries.begin(), entries.end(),
@@ -258,15 +298,7 @@ Safetensors parse_safetensors(std::string_view bytes, const std::string& name) {
 }
 
 Safetensors read_safetensors(const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  TORCHLET_CHECK(file != nullptr, path, ": Cannot open the file: ", std::strerror(errno));
-  std::string bytes;
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) bytes.append(buffer, got);
-  TORCHLET_CHECK(!std::ferror(file.get()), path, ": Cannot read the file: ", std::strerror(errno));
-  return parse_safetensors(bytes, path);
+  return parse_safetensors(io::read_file(path), path);
 }
 
 }  // namespace torchlet::nn

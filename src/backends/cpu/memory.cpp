@@ -28,10 +28,10 @@ CpuBackend& instance() {
 void* CpuBackend::allocate(std::size_t nbytes) {
   bool reached_system = false;
   void* ptr = allocator_.allocate(nbytes, &reached_system);
-  TORCHLET_CHECK(ptr, "Expected to allocate ", nbytes,
-                 " bytes of CPU memory, but the system "
-                 "has no memory left (",
-                 allocator_.stats().bytes_in_use, " bytes in use)");
+  TORCHLET_CHECK_KIND(OutOfMemory, ptr, "Expected to allocate ", nbytes,
+                      " bytes of CPU memory, but the system "
+                      "has no memory left (",
+                      allocator_.stats().bytes_in_use, " bytes in use)");
   profile::record_allocation(nbytes, reached_system);
   return ptr;
 }
@@ -93,8 +93,8 @@ void CpuBackend::gather_rows(const void* in, int64_t rows, const int64_t* index,
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
   for (int64_t i = 0; i < n; ++i)
-    TORCHLET_CHECK(index[i] >= 0 && index[i] < rows, "index_select: Expected indices in [0, ", rows,
-                   "), but got ", index[i]);
+    TORCHLET_CHECK_KIND(Index, index[i] >= 0 && index[i] < rows,
+                        "index_select: Expected indices in [0, ", rows, "), but got ", index[i]);
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(dst + i * row_bytes, src + index[i] * row_bytes, row_bytes);
 }

@@ -11,7 +11,7 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* op, int d
   cudaGetLastError();  // clear a sticky-free error so the next call does not see it again
   throw Error(detail::str_cat("CUDA error in ", op, " on cuda:", device, ": ", call, " returned ",
                               cudaGetErrorName(error), " (", cudaGetErrorString(error), ")"),
-              file, line, op);
+              file, line, op, ErrorKind::Device);
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* op, int device,
@@ -19,7 +19,7 @@ void throw_cublas_error(cublasStatus_t status, const char* call, const char* op,
   throw Error(
       detail::str_cat("cuBLAS error in ", op, " on cuda:", device, ": ", call, " returned ",
                       cublas().status_name(status), " (", cublas().status_string(status), ")"),
-      file, line, op);
+      file, line, op, ErrorKind::Device);
 }
 
 }  // namespace torchlet::backend::cuda

@@ -149,8 +149,8 @@ void* CudaBackend::allocate(std::size_t nbytes) {
       ptr = blocks.back();
       blocks.pop_back();
     }
-    TORCHLET_CHECK(ptr, "Expected ", nbytes, " bytes of memory on cuda:", index_,
-                   " for a CUDA graph, but the GPU is out of memory");
+    TORCHLET_CHECK_KIND(OutOfMemory, ptr, "Expected ", nbytes, " bytes of memory on cuda:", index_,
+                        " for a CUDA graph, but the GPU is out of memory");
     pool_blocks_[ptr] = capture_pool_;
     profile::record_allocation(nbytes, reached_system);
     return ptr;
@@ -162,9 +162,10 @@ void* CudaBackend::allocate(std::size_t nbytes) {
     std::size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
     cudaGetLastError();
-    TORCHLET_CHECK(false, "Expected to allocate ", nbytes, " bytes on cuda:", index_,
-                   ", but the GPU is out of memory: ", free_bytes, " bytes free of ", total_bytes,
-                   " (", allocator_.stats().bytes_in_use, " bytes held by torchlet's tensors)");
+    TORCHLET_CHECK_KIND(OutOfMemory, false, "Expected to allocate ", nbytes,
+                        " bytes on cuda:", index_, ", but the GPU is out of memory: ", free_bytes,
+                        " bytes free of ", total_bytes, " (", allocator_.stats().bytes_in_use,
+                        " bytes held by torchlet's tensors)");
   }
   profile::record_allocation(nbytes, reached_system);
   return ptr;
