@@ -1,5 +1,6 @@
 // The CUDA backend's host-side lifetime bugs of issue 16, reproduced on the stub runtime: memory
-// a graph still uses handed to another tensor (findings 1 and 2), staging copies that always
+// a graph still uses handed to another tensor (findings 1 and 2), SGD momentum captured on its
+// first step (3), staging copies that always
 // start at buffer 0 (4), cuBLASLt refusing a shape (5), calls that invalidate a capture (6)
 // and the fused MLP's shared-memory opt-in repeated on every launch (9).
 #include "cuda_emu/stub_testing.h"
@@ -51,6 +52,29 @@ TEST(CudaEmuHost, AGraphStillReadsTheOnesALaterSumOutgrew) {
   gpu().fill(out.get(), DType::Float32, cols, 0.0);
   graph.replay();
   expect_close(out.read(), want, 1e-5, "replayed column sums");
+}
+
+TEST(CudaEmuHost, SgdMomentumCapturedOnItsFirstStepAccumulatesOnEveryReplay) {
+  // Finding 3: the graph used to freeze the first step's "buffer = grad" into every replay.
+  // Now a zeroed buffer and one formula make the first step like any other: a capture of the
+  // first step, replayed twice, is three steps of the CPU's update.
+  const std::size_t n = 37;
+  const std::vector<float> p0 = uniform(n, 120), g = uniform(n, 121);
+  const backend::SgdOptions o{0.1f, 0.9f, 0.01f, true};
+  std::vector<float> p = p0, buf(n, 0.0f);
+  const backend::ParamUpdate ref{p.data(), g.data(), buf.data(),
+                                 nullptr,  nullptr,  static_cast<int64_t>(n)};
+  for (int k = 0; k < 3; ++k) cpu().sgd_step(&ref, 1, o);
+  DeviceBuffer<float> dp(p0), dg(g), dbuf(filled(n, 0.0f));
+  const backend::ParamUpdate u{dp.get(), dg.get(), dbuf.get(),
+                               nullptr,  nullptr,  static_cast<int64_t>(n)};
+  cuda::Graph graph;
+  graph.capture_begin(kEmuGpu);
+  gpu().sgd_step(&u, 1, o);
+  graph.capture_end();
+  for (int k = 0; k < 3; ++k) graph.replay();  // the capture itself ran nothing
+  expect_close(dp.read(), p, 1e-6, "parameters after 3 replays");
+  expect_close(dbuf.read(), buf, 1e-6, "momentum buffer after 3 replays");
 }
 
 TEST(CudaEmuHost, HostToDeviceCopiesAlternateStagingBuffersAcrossCalls) {
