@@ -86,6 +86,22 @@ TEST(NnLayers, StateDictCarriesParametersAndBuffers) {
             "the shape in current model is [3, 4]");
 }
 
+TEST(NnLayers, ACheckpointKeepsTheRunningStatistics) {
+  testing::TempFolder folder;
+  manual_seed(3);
+  Net a;
+  a(randn({6, 4}));
+  a(randn({6, 4}));
+  nn::save(a, folder / "net.safetensors");
+  manual_seed(4);
+  Net b;
+  nn::load(b, folder / "net.safetensors");
+  EXPECT_EQ(b.bn.running_mean.to_vector<float>(), a.bn.running_mean.to_vector<float>());
+  EXPECT_EQ(b.bn.running_var.to_vector<float>(), a.bn.running_var.to_vector<float>());
+  EXPECT_EQ(b.bn.num_batches_tracked.item<int64_t>(), 2);
+  EXPECT_EQ(b.fc.weight.to_vector<float>(), a.fc.weight.to_vector<float>());
+}
+
 TEST(NnLayers, PrintsTheModuleTreeAsPyTorch) {
   Net net;
   std::ostringstream out;

@@ -106,13 +106,13 @@ std::vector<std::string> optimizer_parameter_names(const NamedTensors& params,
 
 void save(const Module& module, const std::string& path, const Metadata& metadata) {
   check_metadata(metadata);
-  write_safetensors(path, module.named_parameters(), metadata);
+  write_safetensors(path, module.state_dict(), metadata);
 }
 
 void save(const Module& module, const optim::Optimizer& optimizer, const std::string& path,
           const Metadata& metadata) {
   check_metadata(metadata);
-  NamedTensors tensors = module.named_parameters();
+  NamedTensors tensors = module.state_dict();
   const std::vector<std::string> names = optimizer_parameter_names(tensors, optimizer, "save");
   const optim::StateDict state = optimizer.state_dict();
   for (std::size_t i = 0; i < state.size(); ++i)
@@ -125,7 +125,7 @@ void save(const Module& module, const optim::Optimizer& optimizer, const std::st
 
 Metadata load(Module& module, const std::string& path) {
   Safetensors file = read_safetensors(path);
-  const NamedTensors params = module.named_parameters();
+  const NamedTensors params = module.state_dict();
   check_parameters(file, params, path);
   copy_parameters(file, params);
   return std::move(file.metadata);
@@ -133,7 +133,7 @@ Metadata load(Module& module, const std::string& path) {
 
 Metadata load(Module& module, optim::Optimizer& optimizer, const std::string& path) {
   Safetensors file = read_safetensors(path);
-  const NamedTensors params = module.named_parameters();
+  const NamedTensors params = module.state_dict();
   check_parameters(file, params, path);
   const auto kind = file.metadata.find(kOptimizerStateKey);
   TORCHLET_CHECK(kind != file.metadata.end(), path, ": Expected ", optimizer.name(),

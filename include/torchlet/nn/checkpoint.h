@@ -1,7 +1,8 @@
 // Checkpoints in the safetensors format (Hugging Face's, readable from PyTorch): an 8-byte
 // little-endian header length, a JSON header naming each tensor's dtype, shape and byte range,
-// then the raw little-endian data. nn::save / nn::load store a module's parameters under their
-// named_parameters() names ("0.weight", as PyTorch's state_dict) with a string metadata map;
+// then the raw little-endian data. nn::save / nn::load store a module's parameters and buffers
+// under their state_dict() names ("0.weight", "bn.running_mean", as PyTorch's) with a string
+// metadata map;
 // given an optimizer, they also keep its state, so that training resumes where it stopped.
 #pragma once
 
