@@ -1,8 +1,8 @@
 // torchlet::compile: replays against the same steps run eagerly (losses at every step and the
 // parameters after them: bit for bit where a replay runs the recorded kernels on the same data,
 // to float rounding where an MLP's step runs as the fused kernel), for the course's MLP, nested
-// modules, Sequential, a CNN, Dropout, SGD with momentum and Adam; the refusals and their
-// messages; recording again when the inputs or the lr change.
+// modules, Sequential, a CNN, Dropout, BatchNorm (running statistics), SGD with momentum and Adam;
+// the refusals and their messages; recording again when the inputs or the lr change.
 #include <memory>
 
 #include "testing.h"
@@ -69,6 +69,7 @@ struct Trained {
   std::vector<float> losses;
   std::vector<std::vector<float>> params;
   bool fused = false;
+  std::vector<std::vector<float>> buffers;  // BatchNorm's running statistics and batch count
 };
 
 // Bit for bit, or (fused kernels) to float rounding.
@@ -83,6 +84,9 @@ void expect_same(const Trained& got, const Trained& want) {
   ASSERT_EQ(got.params.size(), want.params.size());
   for (std::size_t i = 0; i < got.params.size(); ++i)
     expect_same(got.params[i], want.params[i], got.fused);
+  ASSERT_EQ(got.buffers.size(), want.buffers.size());
+  for (std::size_t i = 0; i < got.buffers.size(); ++i)
+    expect_same(got.buffers[i], want.buffers[i], got.fused);
 }
 
 enum class Fused { No, Yes };
@@ -120,6 +124,8 @@ Trained train(const MakeModel& make, const MakeOptimizer& make_optimizer, const 
     run.fused = compiled_step.fused();
   }
   run.params = parameter_values(*model);
+  for (const Tensor& b : model->buffers())
+    run.buffers.push_back(b.to(DType::Float32).to_vector<float>());
   return run;
 }
 
@@ -151,6 +157,37 @@ TEST(Compile, NestedModulesReplayTheEagerSteps) {
 
 TEST(Compile, CnnReplaysTheEagerSteps) {
   expect_replay_matches_eager(Fused::No, cnn, plain_sgd, images(5, 4), labels(5), 6);
+}
+
+// BatchNorm's running mean and variance and its batch count are updated by every replay, as
+// by every eager step (a replay that skipped them would leave the buffers at their first step).
+TEST(Compile, BatchNormUpdatesItsRunningStatisticsOnEveryReplay) {
+  const MakeModel make = [] {
+    auto model = std::make_shared<nn::Sequential>();
+    model->add<nn::Linear>(4, 6);
+    model->add<nn::BatchNorm1d>(6);
+    model->add<nn::ReLU>();
+    model->add<nn::Linear>(6, 3);
+    return model;
+  };
+  expect_replay_matches_eager(Fused::No, make, plain_sgd, features(16, 9), labels(16));
+  const Trained replayed = train(make, plain_sgd, features(16, 9), labels(16), 12, true);
+  ASSERT_EQ(replayed.buffers.size(), 3u);
+  EXPECT_EQ(replayed.buffers[2], std::vector<float>{12.0f});  // num_batches_tracked
+}
+
+TEST(Compile, BatchNorm2dInACnnReplaysTheEagerSteps) {
+  const MakeModel make = [] {
+    auto model = std::make_shared<nn::Sequential>();
+    model->add<nn::Conv2d>(1, 4, 3);
+    model->add<nn::BatchNorm2d>(4);
+    model->add<nn::ReLU>();
+    model->add<nn::MaxPool2d>(2);
+    model->add<nn::Flatten>();
+    model->add<nn::Linear>(36, 3);
+    return model;
+  };
+  expect_replay_matches_eager(Fused::No, make, plain_sgd, images(5, 10), labels(5), 6);
 }
 
 // Each replay draws the next dropout seed, as the eager call does: the masks match step for
@@ -217,7 +254,7 @@ TEST(Compile, AnMlpStepWithOtherWorkIsNotFused) {
     std::vector<float> losses;
     for (int i = 0; i < 6; ++i) losses.push_back((compiled ? compiled_step() : step()).item());
     EXPECT_FALSE(compiled_step.fused());
-    return Trained{losses, parameter_values(model), false};
+    return Trained{losses, parameter_values(model), false, {}};
   };
   expect_same(run(true), run(false));
 }
@@ -268,7 +305,7 @@ TEST(Compile, ArgumentsReplayAndANewShapeRecordsAgain) {
     for (const auto& [X, y] : batches)
       losses.push_back((compiled ? compiled_step(X, y) : step(X, y)).item());
     if (recordings) *recordings = compiled_step.recordings();
-    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused(), {}};
   };
   int recordings = 0;
   expect_same(run(true, &recordings), run(false, nullptr));
@@ -296,7 +333,7 @@ TEST(Compile, AChangedLearningRateRecordsAgain) {
       losses.push_back((compiled ? compiled_step() : step()).item());
     }
     if (recordings) *recordings = compiled_step.recordings();
-    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused(), {}};
   };
   int recordings = 0;
   expect_same(run(true, &recordings), run(false, nullptr));
@@ -333,7 +370,7 @@ TEST(Compile, BlocksFreedWhileRecordingAreNotHandedOut) {
     }
     for (const Tensor& b : bystanders)
       for (float v : b.to_vector<float>()) EXPECT_EQ(v, 42.0f);
-    return Trained{losses, parameter_values(model), compiled && compiled_step.fused()};
+    return Trained{losses, parameter_values(model), compiled && compiled_step.fused(), {}};
   };
   expect_same(run(true), run(false));
 }
