@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include "backends/cuda/cublas_api.h"
@@ -36,6 +37,13 @@ namespace {
 
 using torchlet::emu::stub::stats;
 
+// The runtime is thread-safe, as CUDA's is: device memory and the capture state change under
+// this mutex (tests/cuda_emu/test_cuda_emu_threads.cpp allocates and frees from two threads).
+std::recursive_mutex& runtime_mutex() {
+  static auto* mutex = new std::recursive_mutex;
+  return *mutex;
+}
+
 // Never destroyed: the backends (function-local statics made after these) free their memory
 // at exit.
 std::set<void*>& device_blocks() {
@@ -53,6 +61,7 @@ cublasStatus_t& lt_status() {
 
 // A call CUDA refuses while a stream is captured: it fails and invalidates the capture.
 bool refused_in_capture() {
+  std::lock_guard lock(runtime_mutex());
   if (!capture()) return false;
   ++stats().refused_in_capture;
   stats().capture_invalidated = true;
@@ -105,6 +114,7 @@ const char* cudaGetErrorString(cudaError_t error) {
 }
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
+  std::lock_guard lock(runtime_mutex());
   *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
   if (!*ptr) return cudaErrorMemoryAllocation;
   device_blocks().insert(*ptr);
@@ -113,6 +123,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 }
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  std::lock_guard lock(runtime_mutex());
   if (refused_in_capture()) return cudaErrorStreamCaptureUnsupported;
   if (!device_blocks().erase(ptr)) return cudaErrorInvalidValue;
   ++stats().frees;
@@ -169,6 +180,7 @@ cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }  // work ran at once
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) {
+  std::lock_guard lock(runtime_mutex());
   if (capture()) return cudaErrorInvalidValue;
   capture() = std::make_unique<CUgraph_st>();
   stats().capture_invalidated = false;
@@ -178,6 +190,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t* graph) {
+  std::lock_guard lock(runtime_mutex());
   torchlet::emu::capture_sink() = nullptr;
   if (!capture()) return cudaErrorInvalidValue;
   std::unique_ptr<CUgraph_st> g = std::move(capture());
