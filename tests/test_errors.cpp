@@ -2,7 +2,7 @@
 // dtype mismatches, and misuse of tensors and modules.
 #include <optional>
 
-#include "ops/common.h"
+#include "core/checks.h"
 #include "testing.h"
 #include "torchlet/io/file.h"
 #include "torchlet/io/read.h"

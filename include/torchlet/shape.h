@@ -45,4 +45,8 @@ class Shape {
 
 std::ostream& operator<<(std::ostream& out, const Shape& shape);
 
+// A dimension index in [-ndim, ndim) made non-negative, as PyTorch wraps dims (a scalar takes
+// -1 and 0); throws naming the op otherwise: "sum: Expected dim in [-2, 1], but got 2".
+int normalize_dim(const char* op, int64_t dim, int ndim);
+
 }  // namespace torchlet

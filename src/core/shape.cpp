@@ -1,4 +1,5 @@
-// Shape: construction (checked against kMaxDims and negative sizes) and printing.
+// Shape: construction (checked against kMaxDims), printing, and dimension indices
+// (normalize_dim).
 #include "torchlet/shape.h"
 
 #include <algorithm>
@@ -37,5 +38,12 @@ bool operator==(const Shape& a, const Shape& b) noexcept {
 }
 
 std::ostream& operator<<(std::ostream& out, const Shape& shape) { return out << shape.str(); }
+
+int normalize_dim(const char* op, int64_t dim, int ndim) {
+  const int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
+  TORCHLET_CHECK(dim >= lo && dim <= hi, op, ": Expected dim in [", lo, ", ", hi, "], but got ",
+                 dim);
+  return static_cast<int>(dim < 0 ? dim + (ndim == 0 ? 1 : ndim) : dim);
+}
 
 }  // namespace torchlet

@@ -7,7 +7,7 @@
 #include "backends/recorder.h"
 #include "core/random_generator.h"
 #include "core/tensor_impl.h"
-#include "ops/common.h"
+#include "torchlet/error.h"
 
 namespace torchlet {
 
@@ -77,7 +77,7 @@ int64_t Tensor::numel() const { return shape().numel(); }
 DType Tensor::dtype() const { return checked(impl_.get()).dtype; }
 Device Tensor::device() const { return checked(impl_.get()).device(); }
 
-int64_t Tensor::size(int64_t d) const { return shape()[ops::normalize_dim("size", d, dim())]; }
+int64_t Tensor::size(int64_t d) const { return shape()[normalize_dim("size", d, dim())]; }
 
 bool Tensor::is_contiguous() const {
   const Shape& s = shape();

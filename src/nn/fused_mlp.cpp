@@ -1,7 +1,8 @@
 // FusedMlp: checks the model and the data, keeps the gradient buffers, and hands the whole
 // step to the backend's fused MLP kernels (an optional capability, Backend::fused_mlp()).
+#include "core/checks.h"
 #include "core/tensor_impl.h"
-#include "ops/common.h"
+#include "torchlet/error.h"
 #include "torchlet/nn/fused.h"
 
 namespace torchlet::nn {

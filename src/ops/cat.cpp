@@ -68,7 +68,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     TORCHLET_CHECK(tensors[i].defined(), "cat: Expected defined tensors, but tensor ", i,
                    " is an undefined Tensor()");
   const Tensor& first = tensors[0];
-  const int d = ops::normalize_dim("cat", dim, first.dim());
+  const int d = normalize_dim("cat", dim, first.dim());
   DType dtype = first.dtype();
   for (std::size_t i = 1; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -101,7 +101,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   TORCHLET_CHECK(!tensors.empty(), "stack: Expected a non-empty list of tensors");
-  const int d = ops::normalize_dim("stack", dim, tensors[0].dim() + 1);
+  const int d = normalize_dim("stack", dim, tensors[0].dim() + 1);
   std::vector<Tensor> parts;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     TORCHLET_CHECK(tensors[i].defined() && tensors[i].shape() == tensors[0].shape(),
@@ -114,7 +114,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
-  const int d = ops::normalize_dim("split", dim, this->dim());
+  const int d = normalize_dim("split", dim, this->dim());
   const int64_t size = shape()[d];
   TORCHLET_CHECK(split_size > 0 || (split_size == 0 && size == 0),
                  "split: Expected split_size > 0, but got ", split_size);
@@ -127,7 +127,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   TORCHLET_CHECK(chunks > 0, "chunk: Expected chunks > 0, but got ", chunks);
-  const int d = ops::normalize_dim("chunk", dim, this->dim());
+  const int d = normalize_dim("chunk", dim, this->dim());
   const int64_t size = shape()[d];
   return split(size == 0 ? 0 : (size + chunks - 1) / chunks, d);
 }

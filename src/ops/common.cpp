@@ -1,58 +1,10 @@
-// Argument checks shared by every op, and expand / sum_to for broadcasting.
+// What ops share: split_at, expand / sum_to for broadcasting, and coalesce. The argument
+// checks are core's (core/checks.cpp).
 #include "ops/common.h"
 
 #include "torchlet/functional.h"
 
 namespace torchlet::ops {
-
-void check_defined(const char* op, const Arg& arg) {
-  TORCHLET_CHECK(arg.tensor.defined(), op, ": Expected argument '", arg.name,
-                 "' to be a defined tensor, but got an undefined Tensor()");
-}
-
-void check_same_device(const char* op,
-                       std::initializer_list<std::pair<const char*, Device>> devices) {
-  const Device* first = nullptr;
-  for (const auto& [name, device] : devices) {
-    if (!first) {
-      first = &device;
-      continue;
-    }
-    TORCHLET_CHECK(device == *first,
-                   "Expected all tensors to be on the same device, but found "
-                   "at least two devices, ",
-                   *first, " and ", device, "! (argument '", name, "' of ", op, ")");
-  }
-}
-
-void check_same_device(const char* op, std::initializer_list<Arg> args) {
-  const Tensor* first = nullptr;
-  for (const Arg& arg : args) {
-    if (!arg.tensor.defined()) continue;
-    if (!first) {
-      first = &arg.tensor;
-    } else if (arg.tensor.device() != first->device()) {
-      check_same_device(op, {{"", first->device()}, {arg.name, arg.tensor.device()}});
-    }
-  }
-}
-
-void check_dtype(const char* op, const Arg& arg, DType expected) {
-  TORCHLET_CHECK(arg.tensor.dtype() == expected, op, ": Expected argument '", arg.name,
-                 "' to have dtype ", expected, ", but got ", arg.tensor.dtype());
-}
-
-void check_dim(const char* op, const Arg& arg, int expected_dim) {
-  TORCHLET_CHECK(arg.tensor.dim() == expected_dim, op, ": Expected argument '", arg.name,
-                 "' to be ", expected_dim, "-D, but got shape ", arg.tensor.shape());
-}
-
-int normalize_dim(const char* op, int64_t dim, int ndim) {
-  const int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
-  TORCHLET_CHECK(dim >= lo && dim <= hi, op, ": Expected dim in [", lo, ", ", hi, "], but got ",
-                 dim);
-  return static_cast<int>(dim < 0 ? dim + (ndim == 0 ? 1 : ndim) : dim);
-}
 
 Split3 split_at(const Shape& shape, int d) {
   Split3 s{1, shape.empty() ? 1 : shape[d], 1};

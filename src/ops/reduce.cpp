@@ -43,7 +43,7 @@ Tensor reduce_sum(const char* op, const Tensor& x, int64_t dim, bool all, bool k
   if (all) {
     kept_shape = Shape(std::vector<int64_t>(static_cast<std::size_t>(x.dim()), 1));
   } else {
-    const int d = ops::normalize_dim(op, dim, x.dim());
+    const int d = normalize_dim(op, dim, x.dim());
     s = ops::split_at(x.shape(), d);
     out_shape = reduced_shape(x.shape(), d, keepdim);
     kept_shape = reduced_shape(x.shape(), d, true);
@@ -83,7 +83,7 @@ Tensor mean(const Tensor& x) { return x.mean(); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const {
   ops::check_defined("argmax", {"self", *this});
   TORCHLET_CHECK(dtype() != kBool, "argmax: Expected a float32 or int64 tensor, but got bool");
-  const int d = ops::normalize_dim("argmax", dim, this->dim());
+  const int d = normalize_dim("argmax", dim, this->dim());
   TORCHLET_CHECK(numel() > 0, "argmax: Expected a non-empty tensor, but got shape ", shape());
   Tensor src = contiguous();
   const ops::Split3 s = ops::split_at(shape(), d);

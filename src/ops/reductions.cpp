@@ -20,7 +20,7 @@ std::vector<int> normalize_dims(const char* op, const std::vector<int64_t>& dims
   std::vector<int> out;
   if (dims.empty())
     for (int d = 0; d < ndim; ++d) out.push_back(d);
-  for (int64_t d : dims) out.push_back(ops::normalize_dim(op, d, ndim));
+  for (int64_t d : dims) out.push_back(normalize_dim(op, d, ndim));
   std::sort(out.begin(), out.end());
   for (std::size_t i = 1; i < out.size(); ++i)
     TORCHLET_CHECK(out[i] != out[i - 1], op, ": Expected each dim once, but got dim ", out[i],
@@ -122,7 +122,7 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 std::tuple<Tensor, Tensor> select_reduce(const char* name, ReduceOp op, const Tensor& x,
                                          int64_t dim, bool keepdim) {
   ops::check_defined(name, {"input", x});
-  const int d = ops::normalize_dim(name, dim, x.dim());
+  const int d = normalize_dim(name, dim, x.dim());
   Tensor values = reduce_kernel(name, op, x, d, keepdim).to(x.dtype());
   Tensor indices = op == ReduceOp::Max ? x.argmax(d, keepdim) : argmin(x, d, keepdim);
   if (autograd::needs_grad({&x})) {
@@ -166,7 +166,7 @@ Tensor min(const Tensor& x) { return amin(x, {}, false); }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   ops::check_defined("prod", {"input", x});
-  const int d = ops::normalize_dim("prod", dim, x.dim());
+  const int d = normalize_dim("prod", dim, x.dim());
   Tensor out = reduce_kernel("prod", ReduceOp::Prod, x.dim() ? x : x.reshape({1}), x.dim() ? d : 0,
                              keepdim && x.dim());
   if (x.dtype() == kFloat32 && autograd::needs_grad({&x})) {
@@ -221,7 +221,7 @@ Tensor any(const Tensor& x, int64_t dim, bool keepdim) { return (x != 0).sum(dim
 
 Tensor cumsum(const Tensor& x, int64_t dim) {
   ops::check_defined("cumsum", {"input", x});
-  const int d = ops::normalize_dim("cumsum", dim, x.dim());
+  const int d = normalize_dim("cumsum", dim, x.dim());
   const DType dtype = x.dtype() == kFloat32 ? kFloat32 : kInt64;
   const Tensor src = x.to(dtype).contiguous();
   const ops::Split3 s = ops::split_at(x.shape(), d);

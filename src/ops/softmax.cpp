@@ -24,7 +24,7 @@ struct SoftmaxBackward final : autograd::Node {
 Tensor softmax_impl(const char* op, const Tensor& input, int64_t dim, bool log) {
   ops::check_defined(op, {"input", input});
   ops::check_dtype(op, {"input", input}, kFloat32);
-  const int d = ops::normalize_dim(op, dim, input.dim());
+  const int d = normalize_dim(op, dim, input.dim());
   const ops::Split3 s = ops::split_at(input.shape(), d);
   Tensor x = input.contiguous();
   Tensor y = make_tensor(x.shape(), kFloat32, x.device());

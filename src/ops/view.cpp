@@ -56,7 +56,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const {
-  const int d = ops::normalize_dim("slice", dim, this->dim());
+  const int d = normalize_dim("slice", dim, this->dim());
   const int64_t size = shape()[d];
   // Python's rules: negative bounds count from the end, out-of-range bounds are clamped.
   if (start < 0) start += size;
@@ -72,7 +72,7 @@ Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
-  const int d = ops::normalize_dim("narrow", dim, this->dim());
+  const int d = normalize_dim("narrow", dim, this->dim());
   TORCHLET_CHECK(start >= 0 && length >= 0 && start + length <= shape()[d],
                  "narrow: Expected start >= 0, length >= 0 and start + length <= ", shape()[d],
                  " (the size of dim ", d, "), but got start ", start, " and length ", length);
@@ -114,8 +114,8 @@ Tensor flatten(const Tensor& input, int64_t start_dim, int64_t end_dim) {
   ops::check_defined("flatten", {"input", input});
   const int nd = input.dim();
   if (nd == 0) return input.reshape(Shape{1});
-  const int start = ops::normalize_dim("flatten", start_dim, nd);
-  const int end = ops::normalize_dim("flatten", end_dim, nd);
+  const int start = normalize_dim("flatten", start_dim, nd);
+  const int end = normalize_dim("flatten", end_dim, nd);
   TORCHLET_CHECK(start <= end, "flatten: Expected start_dim <= end_dim, but got start_dim ",
                  start_dim, " and end_dim ", end_dim, " for input of shape ", input.shape());
   std::vector<int64_t> sizes;
@@ -198,7 +198,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
   Shape shape = this->shape(), strides = this->strides();
   std::vector<int64_t> inverse(dims.size(), -1);
   for (int i = 0; i < nd; ++i) {
-    const int d = ops::normalize_dim("permute", dims[i], nd);
+    const int d = normalize_dim("permute", dims[i], nd);
     TORCHLET_CHECK(inverse[d] < 0, "permute: Expected each dimension once, but got ", d, " twice");
     inverse[d] = i;
     shape[i] = this->shape()[d];
@@ -215,8 +215,8 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   const int nd = std::max(dim(), 1);
-  const int a = ops::normalize_dim("transpose", dim0, dim()),
-            b = ops::normalize_dim("transpose", dim1, dim());
+  const int a = normalize_dim("transpose", dim0, dim()),
+            b = normalize_dim("transpose", dim1, dim());
   if (dim() < 2 || a == b) return *this;
   std::vector<int64_t> order(static_cast<std::size_t>(nd));
   for (int i = 0; i < nd; ++i) order[i] = i;
@@ -225,7 +225,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
-  const int d = ops::normalize_dim("unsqueeze", dim, this->dim() + 1);
+  const int d = normalize_dim("unsqueeze", dim, this->dim() + 1);
   TORCHLET_CHECK(this->dim() < Shape::kMaxDims, "unsqueeze: Expected at most ", Shape::kMaxDims,
                  " dimensions in the result, but got shape ", shape(), " and one more");
   std::vector<int64_t> sizes = shape().vec(), strides = this->strides().vec();
@@ -243,7 +243,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
-  const int d = ops::normalize_dim("squeeze", dim, this->dim());
+  const int d = normalize_dim("squeeze", dim, this->dim());
   if (this->dim() == 0 || shape()[d] != 1) return *this;  // PyTorch: a no-op, not an error
   std::vector<int64_t> sizes = shape().vec(), strides = this->strides().vec();
   sizes.erase(sizes.begin() + d);
@@ -275,7 +275,7 @@ Tensor Tensor::expand(const Shape& requested) const {
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
-  const int d = ops::normalize_dim("select", dim, this->dim());
+  const int d = normalize_dim("select", dim, this->dim());
   TORCHLET_CHECK(this->dim() > 0,
                  "select: Expected a tensor with at least one dimension, but got "
                  "a 0-dim tensor");
@@ -300,7 +300,7 @@ Tensor Tensor::view(const Shape& requested) const {
 bool Tensor::can_view(const Shape& shape) const { return view_strides(*this, shape).has_value(); }
 
 Tensor Tensor::unflatten(int64_t dim, const std::vector<int64_t>& sizes) const {
-  const int d = ops::normalize_dim("unflatten", dim, this->dim());
+  const int d = normalize_dim("unflatten", dim, this->dim());
   std::vector<int64_t> shape = this->shape().vec();
   shape.erase(shape.begin() + d);
   shape.insert(shape.begin() + d, sizes.begin(), sizes.end());
