@@ -83,8 +83,10 @@ struct Bias {
   }
 }
 
-// Rows i .. i + Rows of out(i, j) = alpha * sum_p L(i, p) R(p, j) + beta * out(i, j).
-template <int Rows>
+// Rows i .. i + Rows of out(i, j) = alpha * sum_p L(i, p) R(p, j) + beta * out(i, j). Fast:
+// out's rows contiguous, R overlapped, beta 0, no bias along the rows: whole vector stores,
+// nothing to test per store.
+template <int Rows, bool Fast>
 [[gnu::always_inline]] inline void tile_rows(int64_t i, int64_t k, const Strided& L, const Lanes& R,
                                              float alpha, float beta, const Bias& bias, float* out,
                                              int64_t o_si, int64_t o_sj) {
@@ -107,11 +109,32 @@ template <int Rows>
     for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        const v8 add = bias.lanes ? load8(bias.lanes + kLanes * (v + h))
-                                  : v8{} + (bias.rows ? bias.rows[i + r] : 0.0f);
-        store_vector(acc[r][h], add, biased, out + (i + r) * o_si + R.start(v + h) * o_sj, o_sj,
-                     R.valid(v + h), alpha, beta);
+        if constexpr (Fast) {
+          v8 x = alpha * acc[r][h];
+          if (bias.lanes) x += load8(bias.lanes + kLanes * (v + h));
+          std::memcpy(out + (i + r) * o_si + R.start(v + h), &x, sizeof x);
+        } else {
+          const v8 add = bias.lanes ? load8(bias.lanes + kLanes * (v + h))
+                                    : v8{} + (bias.rows ? bias.rows[i + r] : 0.0f);
+          store_vector(acc[r][h], add, biased, out + (i + r) * o_si + R.start(v + h) * o_sj, o_sj,
+                       R.valid(v + h), alpha, beta);
+        }
       }
+  }
+}
+
+template <bool Fast>
+[[gnu::always_inline]] inline void tile_all(int64_t I, int64_t k, const Strided& L, const Lanes& R,
+                                            float alpha, float beta, const Bias& bias, float* out,
+                                            int64_t o_si, int64_t o_sj) {
+  int64_t i = 0;
+  for (; i + 4 <= I; i += 4) tile_rows<4, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+  // The last 1-3 rows in one pass, so their accumulator chains run side by side.
+  switch (I - i) {
+    case 3: tile_rows<3, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    case 2: tile_rows<2, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    case 1: tile_rows<1, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    default: break;
   }
 }
 
@@ -120,15 +143,10 @@ template <int Rows>
                                                                      float alpha, float beta,
                                                                      Bias bias, float* out,
                                                                      int64_t o_si, int64_t o_sj) {
-  int64_t i = 0;
-  for (; i + 4 <= I; i += 4) tile_rows<4>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj);
-  // The last 1-3 rows in one pass, so their accumulator chains run side by side.
-  switch (I - i) {
-    case 3: tile_rows<3>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
-    case 2: tile_rows<2>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
-    case 1: tile_rows<1>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
-    default: break;
-  }
+  if (o_sj == 1 && R.overlap && beta == 0.0f && !bias.rows)
+    tile_all<true>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+  else
+    tile_all<false>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
 }
 
 }  // namespace
