@@ -1,15 +1,16 @@
 // The small-matrix GEMM: register tiles of 4 rows x 16 columns accumulated over all of k,
 // with the wider of m and n laid along the vector lanes (for the Iris MLP, the batch of 120),
 // so tiny products such as [120, 4] x [4, 10] fill the vectors. The lane operand R is read in
-// place when its rows are contiguous, else packed into a per-thread buffer; the result is
-// written straight into C (transposed when that is the orientation), with a bias add fused into
-// that store when one is given (linear's forward). Compiled for AVX2+FMA and for baseline
-// x86-64, chosen at load time.
+// place when its rows are contiguous, else packed into a per-thread buffer (a transpose in
+// 8 x 8 register blocks); the result is written straight into C (transposed when that is the
+// orientation), with a bias add fused into that store when one is given (linear's forward).
+// Compiled for AVX2+FMA and for baseline x86-64, chosen at load time.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/simd.h"
 
 // The vector helpers below are always inlined into the per-target clones, so GCC's note that
 // passing AVX vectors by value changes the ABI of a default-target function does not apply.
@@ -138,15 +139,48 @@ template <bool Fast>
   }
 }
 
-[[gnu::target_clones("arch=x86-64-v3", "default")]] void tile_kernel(int64_t I, int64_t k,
-                                                                     Strided L, Lanes R,
-                                                                     float alpha, float beta,
-                                                                     Bias bias, float* out,
-                                                                     int64_t o_si, int64_t o_sj) {
+TORCHLET_SIMD_CLONES void tile_kernel(int64_t I, int64_t k, Strided L, Lanes R, float alpha,
+                                      float beta, Bias bias, float* out, int64_t o_si,
+                                      int64_t o_sj) {
   if (o_sj == 1 && R.overlap && beta == 0.0f && !bias.rows)
     tile_all<true>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
   else
     tile_all<false>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+}
+
+// out[p][8v + u] = src[(R.start(v) + u) * ld + p] for every vector v of Jp and p < k: src's
+// columns are contiguous, so eight of them are read as vectors and turned in registers.
+TORCHLET_SIMD_CLONES void pack_transposed(const float* src, int64_t ld, int64_t k, const Lanes& R,
+                                          int64_t Jp, float* out) {
+  for (int64_t v = 0; v < Jp / kLanes; ++v) {
+    const float* col[kLanes];
+    for (int u = 0; u < kLanes; ++u) col[u] = src + (R.start(v) + u) * ld;
+    float* dst = out + kLanes * v;
+    int64_t p = 0;
+    for (; p + kLanes <= k; p += kLanes) {
+      v8 r[kLanes];
+      for (int u = 0; u < kLanes; ++u) r[u] = load8(col[u] + p);
+      v8 t[kLanes], q[kLanes];
+      for (int u = 0; u < kLanes; u += 2) {  // interleave pairs of columns
+        t[u] = __builtin_shufflevector(r[u], r[u + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[u + 1] = __builtin_shufflevector(r[u], r[u + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+      }
+      for (int u = 0; u < kLanes; u += 4) {  // then pairs of pairs
+        q[u] = __builtin_shufflevector(t[u], t[u + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        q[u + 1] = __builtin_shufflevector(t[u], t[u + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        q[u + 2] = __builtin_shufflevector(t[u + 1], t[u + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        q[u + 3] = __builtin_shufflevector(t[u + 1], t[u + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+      }
+      for (int u = 0; u < 4; ++u) {  // and the halves: row p + u, then row p + u + 4
+        const v8 lo = __builtin_shufflevector(q[u], q[u + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        const v8 hi = __builtin_shufflevector(q[u], q[u + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        std::memcpy(dst + (p + u) * Jp, &lo, sizeof lo);
+        std::memcpy(dst + (p + u + 4) * Jp, &hi, sizeof hi);
+      }
+    }
+    for (; p < k; ++p)
+      for (int u = 0; u < kLanes; ++u) dst[p * Jp + u] = col[u][p];
+  }
 }
 
 }  // namespace
@@ -171,6 +205,9 @@ void gemm_small(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   float* buffer = packed.data();
   if (R.direct) {
     R.R = src.data, R.rs = src.si;
+  } else if (R.overlap && src.si == 1) {  // a transpose, 8 x 8 blocks in registers
+    R.R = buffer, R.rs = Jp;
+    pack_transposed(src.data, src.sp, k, R, Jp, buffer);
   } else {  // column by column of R, each read along src
     R.R = buffer, R.rs = Jp;
     for (int64_t q = 0; q < Jp; ++q) {
