@@ -60,12 +60,13 @@ DeviceWants cpu_wants() {
   w.sum_item = {.launches = 1, .syncs = 1, .d2h = 1, .d2h_bytes = 4, .allocations = 1};
   // to_vector<float>() of a contiguous float tensor: no kernel, one 24-byte read.
   w.to_vector = {.syncs = 1, .d2h = 1, .d2h_bytes = 24};
-  // The course's step on MLP 4-10-3. Forward: Linear = gemm + bias add (2), ReLU (1), Linear
-  // (2), cross_entropy_forward (1). Backward: the seed gradient fill (1), cross_entropy (1),
-  // fc2: dX, dW, db (3), ReLU (1), fc1: dW, db (2; the data needs no gradient). SGD: one update
-  // of all parameters (1). 15 launches, nothing read back. Allocations: the 5 forward outputs
-  // (fc1, relu, fc2, loss, probs) and the 8 backward results.
-  w.eager_step = {.launches = 15, .allocations = 13};
+  // The course's step on MLP 4-10-3. Forward: Linear = linear_forward, a small GEMM with the
+  // bias add in its store (1), ReLU (1), Linear (1), cross_entropy_forward (1). Backward: the
+  // seed gradient fill (1), cross_entropy (1), fc2: dX, dW, db (3), ReLU (1), fc1: dW, db (2;
+  // the data needs no gradient). SGD: one update of all parameters (1). 13 launches, nothing
+  // read back. Allocations: the 5 forward outputs (fc1, relu, fc2, loss, probs) and the 8
+  // backward results.
+  w.eager_step = {.launches = 13, .allocations = 13};
   w.loss_item = {.syncs = 1, .d2h = 1, .d2h_bytes = 4};
   // recorded[k] = loss: one strided copy on the device, no sync.
   w.deferred_record = {.launches = 1};
@@ -81,7 +82,8 @@ DeviceWants cpu_wants() {
 // launch per kernel or cuBLAS call, one per graph replay; syncs and copies as on the CPU). If
 // the backend splits a Backend call into several kernels (a cuBLAS GEMM with a split-K
 // reduction, a sum in two passes), these launch counts are the ones to correct: cross_entropy's
-// forward is two kernels (the rows over many blocks, then their mean), so the step is one more.
+// forward is two kernels (the rows over many blocks, then their mean), and each Linear's
+// forward a GEMM and a bias add, so the step is three more than on the CPU.
 DeviceWants cuda_wants() {
   DeviceWants w = cpu_wants();
   w.eager_step.launches = 16;

@@ -56,6 +56,8 @@ class CpuBackend final : public Backend, public FusedMlpKernels {
   void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override;
+  void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
+                      int64_t in, int64_t out) override;
 
   void im2col(const float* image, float* col, const Window2d& w) override;
   void col2im(const float* col, float* image, const Window2d& w) override;

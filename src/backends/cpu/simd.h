@@ -35,10 +35,10 @@ TORCHLET_SIMD_INLINE float sum(v8 v) {
 }
 
 // e^x to about 2 ulp (Cephes' expf polynomial after reduction by ln 2); inputs are clamped
-// to [-87.3, 88.7], so the result is finite and normal.
+// to [-87.3, 88.7], so the result is finite and normal, except that a NaN stays NaN.
 TORCHLET_SIMD_INLINE v8 exp(v8 x) {
-  x = x < splat(88.7f) ? x : splat(88.7f);
-  x = x > splat(-87.3f) ? x : splat(-87.3f);
+  x = x > splat(88.7f) ? splat(88.7f) : x;
+  x = x < splat(-87.3f) ? splat(-87.3f) : x;
   const v8 fx = x * 1.44269504088896341f + 0.5f;
   v8 n = __builtin_convertvector(__builtin_convertvector(fx, v8i), v8);
   n = n > fx ? n - 1.0f : n;  // floor
