@@ -66,6 +66,28 @@ TEST(CudaEmuIndex, ScatterDimWritesAndAddsInTheCpusOrder) {
   });
 }
 
+TEST(CudaEmuIndex, MoreLinesThanOneGridHolds) {
+  // 70,001 lines of 2 along dim 1: more than 65,535 blocks' worth, so threads take several.
+  const int64_t rows = 70001;
+  const backend::IndexLoop loop{Shape{rows, 2}, Shape{2, 1}, Shape{2, 1}, Shape{3, 1}, 1, 3};
+  const std::vector<int64_t> index = integers(rows * 2, 41, 0, 3);
+  const std::vector<float> src = uniform(rows * 2, 42);
+  set_order(Order::Forward);
+  std::vector<float> out(rows * 3, 0.0f), ref(rows * 3, 0.0f);
+  ErrorWord error;
+  kernels::scatter_dim(true, DType::Float32, src.data(), index.data(), out.data(), loop,
+                       error.flag(), nullptr);
+  cpu().scatter_dim(true, DType::Float32, src.data(), index.data(), ref.data(), loop);
+  expect_close(out, ref, 0.0, "scatter_dim over 70,001 lines");
+  const backend::IndexLoop back{Shape{rows, 2}, Shape{2, 1}, Shape{3, 1}, Shape{2, 1}, 1, 3};
+  std::vector<float> g(rows * 2), g_ref(rows * 2);
+  kernels::gather_dim(DType::Float32, ref.data(), index.data(), g.data(), back, error.flag(),
+                      nullptr);
+  cpu().gather_dim(DType::Float32, ref.data(), index.data(), g_ref.data(), back);
+  expect_close(g, g_ref, 0.0, "gather_dim over 140,002 elements");
+  EXPECT_EQ(error.word, kernels::kNoError);
+}
+
 TEST(CudaEmuIndex, ABadGatherOrScatterIndexIsReportedAtTheNextSynchronisation) {
   const std::vector<float> values = {1, 2, 3};
   DeviceBuffer<float> src(values), dst(3);
