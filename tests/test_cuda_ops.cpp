@@ -66,6 +66,31 @@ std::vector<OpCase> op_cases() {
        [](auto& x) {
          return x[0].reshape({35, 6}).slice(0, 3, 20) * 2.0f;
        }},
+      {"gather and scatter_add along dim 1",
+       {{129, 7}},
+       [](auto& x) {
+         const Tensor index = targets(129 * 3, 7, x[0].device()).reshape({129, 3});
+         return scatter_add(zeros({129, 7}, x[0].device()), 1, index, gather(x[0], 1, index));
+       }},
+      {"index_select and index_add along dim 1 of a view",
+       {{7, 33}},
+       [](auto& x) {
+         const Tensor index = targets(40, 33, x[0].device());
+         return index_add(x[0].t(), 0, index, x[0].t().index_select(0, index) * 2.0f);
+       }},
+      {"advanced indexing and index_put",
+       {{33, 7}},
+       [](auto& x) {
+         using namespace torchlet::indexing;
+         const Tensor rows = targets(20, 33, x[0].device());
+         return x[0].index({rows, Slice(1, None, 2)}).sum() +
+                x[0].index_put({rows}, x[0].index({rows}) * 3.0f, true).sum(0);
+       }},
+      {"einsum",
+       {{5, 7, 3}, {5, 3, 4}},
+       [](auto& x) {
+         return einsum("bij,bjk->bik", {x[0], x[1]});
+       }},
       {"a small MLP",
        {{129, 4}, {10, 4}, {10}, {3, 10}, {3}},
        [](auto& x) {
@@ -173,8 +198,9 @@ TEST(CudaErrors, BadIndicesAreReportedAtTheNextSynchronisation) {
   const Tensor x = ones({5, 2}, kGpu);
   const Tensor out = index_select(x, tensor(std::vector<int64_t>{0, 9}, kGpu));  // queued
   EXPECT_EQ(error_of([&] { out.to_vector<float>(); }),
-            "index_select: Expected every row index in range, but a kernel queued earlier on "
-            "cuda:0 found 9 (the rows it gathered are zeros)");
+            "index_select, gather, scatter or index_add: Expected every index in range, but a "
+            "kernel queued earlier on cuda:0 found 9 (what it gathered there is zeros, what it "
+            "scattered there was skipped)");
   EXPECT_EQ(x.sum().item(), 10.0f);  // reported once; the device goes on
   const Tensor loss = cross_entropy(ones({2, 3}, kGpu), tensor(std::vector<int64_t>{1, 3}, kGpu));
   EXPECT_NE(error_of([&] { loss.item(); }).find("found 3 (the loss is NaN)"), std::string::npos);

@@ -175,11 +175,30 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target);
 Tensor sum(const Tensor& x);
 Tensor mean(const Tensor& x);
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);
-// The rows of x (along dim 0) listed in index (int64, 1-D, on x's device): mini-batches.
-// Checks every index is in range: at once on the CPU; a GPU's kernel reports a bad index at
-// the next synchronisation (no wait for it here).
-// Not differentiable: meant for data, not parameters.
+// index_select(x, 0, index): the rows of x listed in index, as the data loader draws batches.
 Tensor index_select(const Tensor& x, const Tensor& index);
+
+// --- indexing along one dimension (PyTorch's names and argument order), on x's device ---------
+// Index tensors are int64; an index out of range throws "Expected index in [0, n), but got i"
+// (a GPU reports it at its next synchronisation). Differentiable in the float tensors.
+// The slices of x along dim listed in index (1-D): out has index.numel() of them.
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (and so on): index has x's number of
+// dimensions, out index's shape (each size at most x's, except along dim).
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+// A copy of x with out[index[i][j][k]][j][k] = src[i][j][k] (dim 0): the last write wins on
+// repeated indices; the value form writes value everywhere index points.
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+// The same, adding: out[index[i][j][k]][j][k] += src[i][j][k].
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// out = x with alpha * source's i-th slice along dim added to slice index[i] (index 1-D).
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha = 1);
+// Einstein summation of one or two operands ("ij,jk->ik", "bij,bjk->bik", "i,j->ij", "ij->ji",
+// "ii->i", "ij,ij->", "bi,bi->b", implicit outputs as "ij,jk"), composed from permute, reshape,
+// matmul and sum; an equation outside that throws naming what it expected.
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& tensors);
 
 // --- images: NCHW float32 --------------------------------------------------------------------
 // 2-d convolution (cross-correlation, as PyTorch): input [N, C, H, W], weight [OC, C, kh, kw],

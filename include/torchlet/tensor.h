@@ -21,6 +21,9 @@
 namespace torchlet {
 
 class TensorImpl;  // src/core/tensor_impl.h
+namespace indexing {
+class TensorIndex;  // torchlet/indexing.h
+}
 
 class Tensor {
  public:
@@ -105,6 +108,26 @@ class Tensor {
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   // The tensor tiled repeats[i] times along dimension i (leading repeats add dimensions).
   Tensor repeat(const std::vector<int64_t>& repeats) const;
+
+  // --- indexing (torchlet/indexing.h, and the free functions of functional.h) ------------------
+  // x.index({0, Slice(1, None), None, Ellipsis, t}) as Python's x[0, 1:, None, ..., t]: integers,
+  // slices, None and Ellipsis give views; int64 and bool tensors (advanced indexing) give copies.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // A copy with index(indices) replaced by (or, with accumulate, increased by) values, broadcast
+  // to it; differentiable in this tensor and in values.
+  Tensor index_put(const std::vector<indexing::TensorIndex>& indices, const Tensor& values,
+                   bool accumulate = false) const;
+  // The same in place (as copy_, not recorded by autograd).
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values,
+                     bool accumulate = false);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
 
   // --- math (see functional.h for the free functions) ------------------------------------------
   Tensor matmul(const Tensor& other) const;

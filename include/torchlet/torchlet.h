@@ -11,6 +11,7 @@
 #include "torchlet/dtype.h"
 #include "torchlet/error.h"
 #include "torchlet/functional.h"
+#include "torchlet/indexing.h"
 #include "torchlet/nn/activations.h"
 #include "torchlet/nn/checkpoint.h"
 #include "torchlet/nn/fused.h"

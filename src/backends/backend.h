@@ -27,6 +27,20 @@ struct Loop {
   Shape stride_b;
 };
 
+// The geometry of gather_dim and scatter_dim: the loop runs over `shape` (the index's sizes);
+// index is read with stride_index, src with stride_src and dst with stride_dst (0 along a
+// broadcast dimension). Along `dim` the indexed side (src for a gather, dst for a scatter) is
+// addressed by the index's value instead of the loop's position; values must be in
+// [0, dim_size).
+struct IndexLoop {
+  Shape shape;
+  Shape stride_index;
+  Shape stride_src;
+  Shape stride_dst;
+  int dim;
+  int64_t dim_size;
+};
+
 // SGD without dampening: the momentum buffer starts at zero, so momentum * buf + d on the
 // first step is PyTorch's buf = d.
 struct SgdOptions {
@@ -141,6 +155,16 @@ class Backend {
   // (its kernel reports it through memory the host reads after waiting).
   virtual void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                            std::size_t row_bytes) = 0;
+  // dst[p] = src[p with p[dim] = index[p]] for every p of loop.shape (gather, index_select).
+  virtual void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                          const IndexLoop& loop) = 0;
+  // dst[p with p[dim] = index[p]] = src[p], or += when accumulate (float32 and int64): scatter,
+  // scatter_add, index_add, index_put_. Positions are taken in row-major order of p, so the last
+  // of several writes to one element wins and sums add in that order, on every backend. An
+  // index outside [0, dim_size) throws for both kernels: on the CPU before anything is
+  // written; on a GPU at the next synchronisation (that element is skipped, or reads 0).
+  virtual void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
+                           void* dst, const IndexLoop& loop) = 0;
   virtual void relu_forward(const float* x, float* y, int64_t n) = 0;
   // dx = dy where x > 0, else 0.
   virtual void relu_backward(const float* x, const float* dy, float* dx, int64_t n) = 0;

@@ -187,6 +187,16 @@ void Recorder::gather_rows(const void* in, int64_t rows, const int64_t* index, v
   run_and_keep([=](Backend& b) { b.gather_rows(in, rows, index, out, n, row_bytes); });
 }
 
+void Recorder::gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                          const IndexLoop& loop) {
+  run_and_keep([=](Backend& b) { b.gather_dim(dtype, src, index, dst, loop); });
+}
+
+void Recorder::scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
+                           void* dst, const IndexLoop& loop) {
+  run_and_keep([=](Backend& b) { b.scatter_dim(accumulate, dtype, src, index, dst, loop); });
+}
+
 void Recorder::relu_forward(const float* x, float* y, int64_t n) {
   run_and_keep([=](Backend& b) { b.relu_forward(x, y, n); },
                described(Kind::ReluForward, {x, y}, {n}));

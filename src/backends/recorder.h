@@ -116,6 +116,10 @@ class Recorder final : public Backend, public FusedMlpKernels {
              int64_t n) override;
   void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                    std::size_t row_bytes) override;
+  void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                  const IndexLoop& loop) override;
+  void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index, void* dst,
+                   const IndexLoop& loop) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
   void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
   void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,

@@ -36,6 +36,11 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   kernels::reduce_dim(backend::ReduceOp::Max, DType::Float32, f.data(), g.data(), 2, 4, 1, nullptr);
   kernels::cumsum_dim(DType::Float32, f.data(), g.data(), 2, 4, 1, nullptr);
   kernels::gather_rows(f.data(), 8, i.data(), g.data(), 8, 4, error.flag(), nullptr);
+  const backend::IndexLoop index_loop{Shape{8}, Shape{1}, Shape{1}, Shape{1}, 0, 8};
+  kernels::gather_dim(DType::Float32, f.data(), i.data(), g.data(), index_loop, error.flag(),
+                      nullptr);
+  kernels::scatter_dim(true, DType::Float32, f.data(), i.data(), g.data(), index_loop, error.flag(),
+                       nullptr);
   kernels::relu_forward(f.data(), g.data(), 8, nullptr);
   kernels::relu_backward(f.data(), g.data(), h.data(), 8, nullptr);
   kernels::sum_dim(f.data(), g.data(), 2, 4, 1, 1.0f, nullptr);

@@ -94,7 +94,7 @@ void CpuBackend::gather_rows(const void* in, int64_t rows, const int64_t* index,
   char* dst = static_cast<char*>(out);
   for (int64_t i = 0; i < n; ++i)
     TORCHLET_CHECK_KIND(Index, index[i] >= 0 && index[i] < rows,
-                        "index_select: Expected indices in [0, ", rows, "), but got ", index[i]);
+                        "index_select: Expected index in [0, ", rows, "), but got ", index[i]);
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(dst + i * row_bytes, src + index[i] * row_bytes, row_bytes);
 }

@@ -65,6 +65,10 @@ class CudaBackend final : public Backend, public FusedMlpKernels {
              int64_t n) override;
   void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                    std::size_t row_bytes) override;
+  void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                  const IndexLoop& loop) override;
+  void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index, void* dst,
+                   const IndexLoop& loop) override;
   void relu_forward(const float* x, float* y, int64_t n) override;
   void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
 

@@ -40,6 +40,14 @@ void where(const bool* cond, DType dtype, const void* a, const void* b, void* ou
 // Rows with an index outside [0, rows) are zero-filled and reported through `error`.
 void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
                  std::size_t row_bytes, ErrorFlag error, cudaStream_t stream);
+// backend.h's gather_dim and scatter_dim (index.cu). The gather has one thread per element; the
+// scatter one thread per line along loop.dim, which walks its line in order (no atomics: the
+// CPU's order and sums). Bad indices are reported through `error`: the gather reads 0 for them,
+// the scatter skips them.
+void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                const IndexLoop& loop, ErrorFlag error, cudaStream_t stream);
+void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index, void* dst,
+                 const IndexLoop& loop, ErrorFlag error, cudaStream_t stream);
 void relu_forward(const float* x, float* y, int64_t n, cudaStream_t stream);
 void relu_backward(const float* x, const float* dy, float* dx, int64_t n, cudaStream_t stream);
 

@@ -331,9 +331,10 @@ void CudaBackend::raise_device_errors() {
   if (bad_index == kernels::kNoError && bad_target == kernels::kNoError) return;
   error_words_[0] = error_words_[1] = kernels::kNoError;
   TORCHLET_CHECK(bad_index == kernels::kNoError,
-                 "index_select: Expected every row index in range, but a kernel queued earlier "
-                 "on cuda:",
-                 index_, " found ", bad_index, " (the rows it gathered are zeros)");
+                 "index_select, gather, scatter or index_add: Expected every index in range, but "
+                 "a kernel queued earlier on cuda:",
+                 index_, " found ", bad_index,
+                 " (what it gathered there is zeros, what it scattered there was skipped)");
   TORCHLET_CHECK(false,
                  "cross_entropy: Expected every target to be a class index, but a kernel "
                  "queued earlier on cuda:",

@@ -78,6 +78,22 @@ void CudaBackend::gather_rows(const void* in, int64_t rows, const int64_t* index
   check_launch("index_select");
 }
 
+void CudaBackend::gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
+                             const IndexLoop& loop) {
+  if (loop.shape.numel() == 0) return;
+  activate();
+  kernels::gather_dim(dtype, src, index, dst, loop, index_error(), stream_);
+  check_launch("gather");
+}
+
+void CudaBackend::scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
+                              void* dst, const IndexLoop& loop) {
+  if (loop.shape.numel() == 0) return;
+  activate();
+  kernels::scatter_dim(accumulate, dtype, src, index, dst, loop, index_error(), stream_);
+  check_launch("scatter");
+}
+
 void CudaBackend::relu_forward(const float* x, float* y, int64_t n) {
   if (n == 0) return;
   activate();

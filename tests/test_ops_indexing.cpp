@@ -1,0 +1,321 @@
+// The conformance rows of indexing and einsum: each against PyTorch's output and gradient
+// (tests/fixtures/ops_golden.json, "indexing") and central finite differences; awkward shapes
+// (empty, size 1, non-contiguous, broadcast) against plain loops; views sharing storage; the
+// error messages users read.
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "ops_golden.h"
+#include "testing.h"
+
+namespace torchlet {
+namespace {
+
+using nlohmann::json;
+using testing::all_close;
+using testing::error_of;
+using Fn = std::function<Tensor(const Tensor&)>;
+using namespace torchlet::indexing;
+
+Tensor ints(std::vector<int64_t> v, const Shape& shape) { return tensor(v, shape); }
+Tensor ints(std::vector<int64_t> v) { return tensor(v); }
+
+const std::map<std::string, Fn>& rows() {
+  static const std::map<std::string, Fn> table = {
+      {"index_select_dim0",
+       [](const Tensor& x) {
+         return index_select(x, 0, ints({2, 2, 0}));
+       }},
+      {"index_select_dim1",
+       [](const Tensor& x) {
+         return x.index_select(1, ints({3, 0, 3}));
+       }},
+      {"gather_dim1",
+       [](const Tensor& x) {
+         return gather(x, 1, ints({0, 0, 3, 1, 2, 2}, {3, 2}));
+       }},
+      {"gather_dim0",
+       [](const Tensor& x) {
+         return x.gather(0, ints({2, 1, 0, 0}, {1, 4}));
+       }},
+      {"scatter_value",
+       [](const Tensor& x) {
+         return x.scatter(1, ints({0, 2, 3}, {3, 1}), -1.0);
+       }},
+      {"scatter_src",
+       [](const Tensor& x) {
+         return zeros({3, 5}).scatter(1, ints({4, 0, 1, 3, 1, 2, 3, 0, 0, 4, 2, 1}, {3, 4}), x);
+       }},
+      {"scatter_self_and_src",
+       [](const Tensor& x) {
+         return scatter(x, 0, ints({2, 0, 1, 2}, {1, 4}), x.slice(0, 0, 1) * 3);
+       }},
+      {"scatter_add",
+       [](const Tensor& x) {
+         return scatter_add(zeros({2, 4}), 0, ints({0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1}, {3, 4}),
+                            x);
+       }},
+      {"scatter_add_self",
+       [](const Tensor& x) {
+         return x.scatter_add(1, ints({0, 0, 1, 1, 3, 2}, {3, 2}),
+                              x.slice(1, 0, 2) * x.slice(1, 2, 4));
+       }},
+      {"index_add",
+       [](const Tensor& x) {
+         return index_add(zeros({5, 4}), 0, ints({4, 0, 4}), x);
+       }},
+      {"index_add_alpha",
+       [](const Tensor& x) {
+         return x.index_add(1, ints({1, 1, 0, 3}), x * x, 0.5);
+       }},
+      {"index_int_tensor",
+       [](const Tensor& x) {
+         return x.index({ints({2, 0, 2})});
+       }},
+      {"index_int_tensor_2d",
+       [](const Tensor& x) {
+         return x.index({Slice(), ints({1, 3, 0, 0}, {2, 2})});
+       }},
+      {"index_two_tensors",
+       [](const Tensor& x) {
+         return x.index({ints({0, 2, 2}), ints({3, 1, 3})});
+       }},
+      {"index_broadcast_tensors",
+       [](const Tensor& x) {
+         return x.index({ints({0, 2}, {2, 1}), ints({1, 3, 0})});
+       }},
+      {"index_mask", [](const Tensor& x) { return x.index({x > 0}); }},
+      {"index_row_mask",
+       [](const Tensor& x) {
+         return x.index({ints({1, 0, 1}) == 1});
+       }},
+      {"index_tensor_and_step",
+       [](const Tensor& x) {
+         return x.index({ints({0, 2}), Slice(1, None, 2)});
+       }},
+      {"index_apart",
+       [](const Tensor& x) {
+         return x.reshape({3, 2, 2}).index({ints({0, 2}), Slice(), ints({1, 0})});
+       }},
+      {"index_slices",
+       [](const Tensor& x) {
+         return x.index({Slice(1), Slice(None, None, 2)});
+       }},
+      {"index_none_ellipsis",
+       [](const Tensor& x) {
+         return x.index({None, Ellipsis, -1});
+       }},
+      {"index_none_slice",
+       [](const Tensor& x) {
+         return x.index({Slice(), None, Slice(1, 3)});
+       }},
+      {"index_put",
+       [](const Tensor& x) {
+         return x.index_put({ints({0, 2}), ints({1, 3})}, tensor({5.0f, 6.0f}));
+       }},
+      {"index_put_accumulate",
+       [](const Tensor& x) {
+         return x.index_put({ints({1, 1, 2})}, x.slice(0, 0, 1).expand({3, 4}) * 2, true);
+       }},
+      {"index_put_mask", [](const Tensor& x) { return x.index_put({x < 0}, zeros({})); }},
+      {"einsum_mm",
+       [](const Tensor& x) {
+         return einsum("ij,jk->ik", {x, x.t()});
+       }},
+      {"einsum_bmm",
+       [](const Tensor& x) {
+         return einsum("bij,bjk->bik", {x.reshape({3, 2, 2}), x.reshape({3, 2, 2})});
+       }},
+      {"einsum_outer",
+       [](const Tensor& x) {
+         return einsum("i,j->ij", {x[0], x[1]});
+       }},
+      {"einsum_transpose", [](const Tensor& x) { return einsum("ij->ji", {x}); }},
+      {"einsum_diagonal", [](const Tensor& x) { return einsum("ii->i", {x.slice(1, 0, 3)}); }},
+      {"einsum_batch_transpose",
+       [](const Tensor& x) {
+         return einsum("bij->bji", {x.reshape({3, 2, 2})});
+       }},
+      {"einsum_dot",
+       [](const Tensor& x) {
+         return einsum("ij,ij->", {x, x * x});
+       }},
+      {"einsum_rowwise_dot",
+       [](const Tensor& x) {
+         return einsum("bi,bi->b", {x, x.index({ints({2, 0, 1})})});
+       }},
+      {"einsum_implicit",
+       [](const Tensor& x) {
+         return einsum("ij,kj", {x, x.slice(0, 0, 2)});
+       }},
+      {"einsum_sum_columns", [](const Tensor& x) { return einsum("ij->j", {x}); }},
+  };
+  return table;
+}
+
+using testing::floats;
+const json& golden() { return testing::ops_golden(); }
+
+TEST(OpsIndexing, EveryRowMatchesPyTorchForwardAndBackward) {
+  std::size_t seen = 0;
+  for (const json& e : golden()["indexing"]) {
+    const std::string name = e["name"];
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(rows().count(name)) << "no row for fixture " << name;
+    ++seen;
+    Tensor x = tensor(floats(e["x"]), {3, 4});
+    x.set_requires_grad(true);
+    Tensor out = rows().at(name)(x);
+    EXPECT_EQ(out.shape(), Shape(e["shape"].get<std::vector<int64_t>>()));
+    EXPECT_TRUE(all_close(out.to_vector<float>(), floats(e["out"]), 1e-5, 1e-5));
+    (out * tensor(floats(e["w"]), out.shape())).sum().backward();
+    EXPECT_TRUE(all_close(x.grad().to_vector<float>(), floats(e["grad"]), 1e-5, 1e-5));
+  }
+  EXPECT_EQ(seen, rows().size());
+}
+
+TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
+  for (const json& e : golden()["indexing"]) {
+    const std::string name = e["name"];
+    // The masks are made from x itself: a nudge may cross 0 and change what they select.
+    if (name == "index_mask" || name == "index_put_mask") continue;
+    const Fn& f = rows().at(name);
+    testing::expect_gradients_match([&](const auto& v) { return f(v[0]); },
+                                    {tensor(floats(e["x"]), {3, 4})}, name, 1e-3, 2e-2);
+  }
+}
+
+// gather and scatter_add against plain loops on a non-contiguous input of awkward sizes.
+TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
+  manual_seed(7);
+  const Tensor base = randn({5, 7});
+  const Tensor x = base.t();  // [7, 5], strides (1, 7)
+  ASSERT_FALSE(x.is_contiguous());
+  const Tensor index = (rand({7, 3}) * 5).to(kInt64);
+  const std::vector<float> xv = x.contiguous().to_vector<float>();
+  const std::vector<int64_t> iv = index.to_vector<int64_t>();
+  const std::vector<float> got = gather(x, 1, index).to_vector<float>();
+  std::vector<float> sums(7 * 5, 0.0f);
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(got[i * 3 + j], xv[i * 5 + iv[i * 3 + j]]);
+      sums[i * 5 + iv[i * 3 + j]] += xv[i * 5 + j];
+    }
+  }
+  const Tensor src = x.slice(1, 0, 3);  // a non-contiguous src
+  EXPECT_TRUE(
+      all_close(scatter_add(zeros({7, 5}), 1, index, src).to_vector<float>(), sums, 1e-6, 1e-6));
+}
+
+TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {
+  const Tensor x = arange(12).to(kFloat32).reshape({3, 4});
+  const Tensor none = tensor(std::vector<int64_t>{}, Shape{0});
+  EXPECT_EQ(index_select(x, 1, none).shape(), Shape({3, 0}));
+  EXPECT_EQ(index_add(x, 0, none, zeros({0, 4})).to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ(gather(x, 0, tensor(std::vector<int64_t>{}, Shape{0, 4})).shape(), Shape({0, 4}));
+  EXPECT_EQ(x.index({none}).shape(), Shape({0, 4}));
+  EXPECT_EQ(x.index({x > 100}).shape(), Shape({0}));
+  EXPECT_EQ(x.index({Slice(5, None)}).shape(), Shape({0, 4}));
+  EXPECT_EQ(x.index({ints({2}), ints({3})}).to_vector<float>(), (std::vector<float>{11}));
+  const Tensor s = tensor({2.5f}).reshape({});
+  EXPECT_EQ(gather(s, 0, tensor(std::vector<int64_t>{0}).reshape({})).item(), 2.5f);
+  EXPECT_EQ(scatter(s, 0, tensor(std::vector<int64_t>{0}).reshape({}), 4.0).item(), 4.0f);
+  EXPECT_EQ(s.index({None}).shape(), Shape({1}));
+}
+
+TEST(OpsIndexing, BasicIndexingIsAViewAndAdvancedIndexingACopy) {
+  Tensor x = arange(12).to(kFloat32).reshape({3, 4});
+  Tensor v = x.index({Slice(), Slice(1, None, 2)});  // columns 1 and 3, a view
+  v.fill_(-1.0);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, -1, 2, -1, 4, -1, 6, -1, 8, -1, 10, -1}));
+  Tensor c = x.index({ints({0})});
+  c.fill_(7.0);
+  EXPECT_EQ(x.index({0, 0}).item(), 0.0f);  // the copy did not write back
+  EXPECT_EQ(x.index({"...", None}).shape(), Shape({3, 4, 1}));
+  EXPECT_EQ(x.index({-1, Slice(-2)}).to_vector<float>(), (std::vector<float>{10, -1}));
+}
+
+TEST(OpsIndexing, IndexPutInPlaceWithTensorsScalarsAndAccumulate) {
+  Tensor x = zeros({3, 4});
+  x.index_put_({ints({0, 2}), ints({1, 1})}, 5.0);
+  x.index_put_({1}, tensor({1.0f, 2.0f, 3.0f, 4.0f}));
+  x.index_put_({ints({2, 2}), 3}, tensor({1.0f}), true);  // repeated: both add
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 5, 0, 0, 1, 2, 3, 4, 0, 5, 0, 2}));
+  Tensor t = x.t();  // writes through a non-contiguous view
+  t.index_put_({t > 4.0}, -1.0);
+  EXPECT_EQ(x.index({Slice(), 1}).to_vector<float>(), (std::vector<float>{-1, 2, -1}));
+  Tensor k = arange(5);
+  k.index_put_({ints({4, 0})}, 9);
+  EXPECT_EQ(k.to_vector<int64_t>(), (std::vector<int64_t>{9, 1, 2, 3, 9}));
+}
+
+TEST(OpsIndexing, ScatterWithAScalarAndIntegerTensors) {
+  const Tensor x = arange(6).reshape({2, 3});
+  EXPECT_EQ(x.scatter(1, ints({2, 0}, {2, 1}), 0).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 0, 0, 4, 5}));
+  EXPECT_EQ(x.scatter_add(0, ints({1, 1, 1}, {1, 3}), x.slice(0, 0, 1)).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2, 3, 5, 7}));
+  EXPECT_EQ(x.index_select(1, ints({2})).to_vector<int64_t>(), (std::vector<int64_t>{2, 5}));
+}
+
+TEST(OpsIndexing, ErrorsSayWhatWasExpected) {
+  const Tensor x = zeros({3, 4});
+  EXPECT_EQ(error_of([&] {
+              gather(x, 1, ints({0, 7, 1}, {3, 1}));
+            }),
+            "gather: Expected index in [0, 4), but got 7");
+  EXPECT_EQ(error_of([&] {
+              scatter_add(x, 0, ints({3}, {1, 1}), ones({1, 1}));
+            }),
+            "scatter_add: Expected index in [0, 3), but got 3");
+  EXPECT_EQ(error_of([&] { index_select(x, 1, ints({4})); }),
+            "index_select: Expected index in [0, 4), but got 4");
+  EXPECT_EQ(error_of([&] { index_select(x, 0, ints({-1})); }),
+            "index_select: Expected index in [0, 3), but got -1");
+  EXPECT_EQ(error_of([&] {
+              index_add(x, 1, ints({0, 9}), ones({3, 2}));
+            }),
+            "index_add: Expected index in [0, 4), but got 9");
+  EXPECT_EQ(error_of([&] {
+              x.index({ints({1, 7})});
+            }),
+            "index: Expected index in [-3, 3) for dimension 0 of size 3, but got 7");
+  EXPECT_EQ(error_of([&] {
+              x.index({0, 4});
+            }),
+            "index: Expected index in [-4, 4) for dimension 1 of size 4, but got 4");
+  EXPECT_EQ(error_of([&] {
+              x.index({0, 0, 0});
+            }),
+            "index: Expected at most 2 indices (the tensor's dimensions), but got 3");
+  EXPECT_EQ(error_of([&] { gather(x, 0, ints({0})); }),
+            "gather: Expected an index with 2 dimensions (the input's), but got shape [1]");
+  EXPECT_EQ(error_of([&] {
+              index_add(x, 0, ints({0}), ones({2, 4}));
+            }),
+            "index_add: Expected a source of shape [1, 4] (self's, with the index's length in "
+            "dimension 0), but got [2, 4]");
+  EXPECT_EQ(error_of([&] {
+              einsum("ij,jk,kl->il", {x, x, x});
+            }),
+            "einsum: Expected an equation of one or two operands, but got \"ij,jk,kl->il\"");
+  EXPECT_EQ(error_of([&] {
+              einsum("ij,jk->ik", {x, x});
+            }),
+            "einsum: Expected subscript 'j' to have one size in both operands, but got 4 and 3");
+  EXPECT_EQ(error_of([&] { einsum("...ij->ji", {x}); }),
+            "einsum: Expected subscripts of letters (no ellipsis), but got \"...ij->ji\"");
+  EXPECT_EQ(error_of([&] { einsum("ij->k", {x}); }),
+            "einsum: Expected every output subscript in an operand, but 'k' is in none of "
+            "\"ij->k\"");
+  try {
+    gather(x, 1, ints({0, 7, 1}, {3, 1}));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Index);
+  }
+}
+
+}  // namespace
+}  // namespace torchlet
