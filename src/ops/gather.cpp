@@ -149,7 +149,7 @@ Tensor gather(const Tensor& x_in, int64_t dim, const Tensor& index_in) {
   const char* op = "gather";
   check_index(op, x_in, index_in);
   if (x_in.dim() == 0) return gather(x_in.reshape({1}), dim, index_in.reshape({1})).reshape({});
-  const int d = ops::normalize_dim(op, dim, x_in.dim());
+  const int d = normalize_dim(op, dim, x_in.dim());
   check_sizes(op, x_in, d, index_in, nullptr);
   const Tensor index = index_in.detach();
   Tensor out = gather_kernel(op, x_in.detach(), d, index, index.strides(), index.shape());
@@ -171,7 +171,7 @@ Tensor scatter_impl(const char* op, bool add, const Tensor& x, int64_t dim, cons
     return scatter_impl(op, add, x.reshape({1}), dim, index_in.reshape({1}),
                         src_is_value ? src : src.reshape({1}), src_is_value)
         .reshape({});
-  const int d = ops::normalize_dim(op, dim, x.dim());
+  const int d = normalize_dim(op, dim, x.dim());
   check_sizes(op, x, d, index_in, src_is_value ? nullptr : &src);
   const Tensor index = index_in.detach();
   const Tensor s = src_is_value ? ops::expand(src, index.shape()) : src;
@@ -210,7 +210,7 @@ Tensor index_select(const Tensor& x_in, int64_t dim, const Tensor& index_in) {
   check_index(op, x_in, index_in);
   check_vector_index(op, index_in);
   if (x_in.dim() == 0) return index_select(x_in.reshape({1}), dim, index_in).reshape({});
-  const int d = ops::normalize_dim(op, dim, x_in.dim());
+  const int d = normalize_dim(op, dim, x_in.dim());
   const Tensor x = x_in.detach(), index = index_in.detach().reshape({-1});
   Shape shape = x.shape();
   shape[d] = index.numel();
@@ -245,7 +245,7 @@ Tensor index_add(const Tensor& x_in, int64_t dim, const Tensor& index_in, const 
   check_vector_index(op, index_in);
   if (x_in.dim() == 0)
     return index_add(x_in.reshape({1}), dim, index_in, source.reshape({1}), alpha).reshape({});
-  const int d = ops::normalize_dim(op, dim, x_in.dim());
+  const int d = normalize_dim(op, dim, x_in.dim());
   const Tensor index = index_in.detach().reshape({-1});
   Shape expected = x_in.shape();
   expected[d] = index.numel();
