@@ -127,3 +127,21 @@ def test_printing_a_parameter_matches_pytorch(torch):
     assert repr(torchlet.ones(2, requires_grad=True)) == repr(torch.ones(2, requires_grad=True))
     torch_p, our_p = torch.nn.Parameter(torch.zeros(2)), torchlet.nn.Parameter(torchlet.zeros(2))
     assert repr(our_p) == repr(torch_p)
+
+
+def test_type_stubs_name_only_what_exists():
+    import ast
+    import os
+
+    with open(os.path.join(os.path.dirname(torchlet.__file__), "_C.pyi")) as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name != "__getattr__":
+            assert hasattr(torchlet._C, node.name), node.name
+        if isinstance(node, ast.ClassDef) and hasattr(torchlet._C, node.name):
+            cls = getattr(torchlet._C, node.name)
+            for member in node.body:
+                name = member.name if isinstance(member, ast.FunctionDef) else getattr(member.target, "id", None) \
+                    if isinstance(member, ast.AnnAssign) else None
+                if name and name not in ("__getattr__", "__init__"):
+                    assert hasattr(cls, name), f"{node.name}.{name}"
