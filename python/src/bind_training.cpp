@@ -1,10 +1,12 @@
 // Training from Python: the C++ optimizers (their update kernels run in one call per step),
-// torchlet.compile's engine (a Python step recorded once, replayed without Python), and the
-// in-place move behind nn.Module.to(). Module, the layers and the loader are Python.
+// torchlet.compile's engine (a Python step recorded once, replayed without Python), the
+// in-place move behind nn.Module.to() and the safetensors files of torchlet.save / load. Module,
+// the layers and the loader are Python.
 #include <string>
 
 #include "bindings.h"
 #include "torchlet/compile.h"
+#include "torchlet/nn/checkpoint.h"
 #include "torchlet/nn/module.h"
 #include "torchlet/optim/optimizer.h"
 
@@ -72,6 +74,19 @@ void bind_training(py::module_& m) {
       .def_property_readonly("recorded_kernels", &CompiledStep::recorded_kernels)
       .def_property_readonly("fused", &CompiledStep::fused);
   m.def("_move_in_place", &move_in_place, py::arg("tensors"), py::arg("device"));
+  m.def("_write_safetensors", &nn::write_safetensors, py::arg("path"), py::arg("tensors"),
+        py::arg("metadata") = nn::Metadata{}, py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "_read_safetensors",
+      [](const std::string& path) {
+        nn::Safetensors file;
+        {
+          py::gil_scoped_release release;
+          file = nn::read_safetensors(path);
+        }
+        return py::make_tuple(file.tensors, file.metadata);
+      },
+      py::arg("path"));
 }
 
 }  // namespace torchlet::python

@@ -160,3 +160,26 @@ def test_data_loader_batches_a_tensor_dataset():
     assert [b[1].tolist() for b in batches] == [[0, 1], [2, 3], [4]]
     shuffled = sorted(v for _, yb in DataLoader(TensorDataset(x, y), batch_size=2, shuffle=True) for v in yb.tolist())
     assert shuffled == [0, 1, 2, 3, 4]
+
+
+def test_save_and_load_round_trip_a_state_dict(tmp_path):
+    model = MLP()
+    path = tmp_path / "mlp.safetensors"
+    torchlet.save(model.state_dict(), path)
+    other = MLP()
+    other.load_state_dict(torchlet.load(path))
+    for p, q in zip(model.parameters(), other.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+    with pytest.raises(OSError):
+        torchlet.load(tmp_path / "missing.safetensors")
+    with pytest.raises(TypeError):
+        torchlet.save([1, 2], path)
+
+
+def test_saved_file_loads_in_pytorch(torch, tmp_path):
+    safetensors = pytest.importorskip("safetensors.torch")
+    model = MLP()
+    torchlet.save(model.state_dict(), tmp_path / "m.safetensors")
+    theirs = safetensors.load_file(str(tmp_path / "m.safetensors"))
+    for name, p in model.state_dict().items():
+        np.testing.assert_array_equal(theirs[name].numpy(), p.numpy())

@@ -8,6 +8,7 @@ Tensors, ops and autograd are torchlet's C++ (torchlet._C); nn.Module, the layer
 optimizers' bookkeeping are Python over it, as in PyTorch. dtypes: float32, int64, bool.
 """
 
+import builtins as _builtins
 import functools as _functools
 import sys as _sys
 
@@ -196,6 +197,26 @@ def compile(fn=None, **options):  # noqa: A001 (torch.compile)
     if fn is None:
         return lambda f: _CompiledStep(f)
     return _CompiledStep(fn)
+
+
+def save(obj, f, metadata=None):
+    """Writes a dict of named tensors (a state_dict) to the path f as safetensors (readable by
+    safetensors.torch.load_file), float32 and int64 tensors, with string metadata."""
+    if not isinstance(obj, dict) or not _builtins.all(isinstance(t, Tensor) for t in obj.values()):
+        raise TypeError("torchlet.save: Expected a dict of tensors (a state_dict), but got " + type(obj).__name__)
+    _C._write_safetensors(str(f), [(str(k), t.detach()) for k, t in obj.items()], dict(metadata or {}))
+
+
+def load(f, map_location=None):
+    """The dict of named tensors torchlet.save wrote to the path f (on map_location, default
+    the CPU)."""
+    import collections
+
+    tensors, _ = _C._read_safetensors(str(f))
+    out = collections.OrderedDict(tensors)
+    if map_location is not None:
+        out = collections.OrderedDict((k, t.to(map_location)) for k, t in out.items())
+    return out
 
 
 def _tensor_format(self, spec):
