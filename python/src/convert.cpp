@@ -187,6 +187,7 @@ Tensor from_data(py::handle data, py::handle dtype, py::handle device, bool requ
   } else {
     Nested nested;
     collect(data, 0, nested);
+    if (nested.leaves.empty()) nested.inferred = kFloat32;  // torch.tensor([]) is float32
     const DType target = dtype.is_none() ? nested.inferred : dtype.cast<DType>();
     const bool floating = nested.inferred == kFloat32 || target == kFloat32;
     std::vector<float> f;

@@ -11,6 +11,8 @@ def test_creation_infers_pytorchs_dtypes():
     assert torchlet.tensor([1, 2.5]).dtype == torchlet.float32
     assert torchlet.tensor([True, False]).dtype == torchlet.bool
     assert torchlet.tensor(3).dim() == 0
+    assert torchlet.tensor([]).dtype == torchlet.float32
+    assert torchlet.tensor([[], []]).shape == (2, 0)
     assert torchlet.tensor([[1, 2, 3], [4, 5, 6]]).shape == (2, 3)
     assert torchlet.tensor([1, 2], dtype=torchlet.float32).tolist() == [1.0, 2.0]
     assert torchlet.FloatTensor([[1, 2]]).dtype == torchlet.float32
