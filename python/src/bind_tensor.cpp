@@ -31,6 +31,15 @@ py::object item(const Tensor& t) {
   return py::none();
 }
 
+PyObject* raw_item(PyObject* self, PyObject*) noexcept {
+  try {
+    return item(py::handle(self).cast<const Tensor&>()).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
 const char* buffer_format(DType dtype) {
   return dtype == kFloat32 ? "f" : dtype == kInt64 ? "q" : "?";
 }
@@ -186,7 +195,6 @@ void bind_tensor(py::module_& m) {
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
       .def("bool", [](const Tensor& t) { return t.to(kBool); })
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
-      .def("item", &item, "The single value as a Python number (waits for the device).")
       .def("tolist", &tolist)
       .def("numpy", &numpy, "A numpy array sharing this CPU tensor's memory.")
       .def("__float__", [](const Tensor& t) { return t.to(kFloat32).item<float>(); })
@@ -265,6 +273,8 @@ void bind_tensor(py::module_& m) {
       .def(
           "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); },
           py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  def_raw(cls, "item", &raw_item, METH_NOARGS,
+          "The single value as a Python number (waits for the device).");
   bind_indexing(cls);
   bind_ops(m, cls);
   bind_factories(m);

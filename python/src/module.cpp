@@ -2,6 +2,7 @@
 // global state (seed, grad mode, threads, CUDA queries) and maps torchlet::Error's kinds to
 // the Python exceptions PyTorch raises; the Tensor, the ops and training live in bind_*.cpp.
 #include <algorithm>
+#include <deque>
 #include <string>
 
 #include "bindings.h"
@@ -105,22 +106,45 @@ void bind_state(py::module_& m) {
       py::arg("device") = 0);
 }
 
-// PyTorch's kinds: shape, dtype and device mistakes are RuntimeError, a bad index IndexError,
-// a file OSError; the rest (memory, the device, internal) RuntimeError.
 void translate_errors() {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const Error& e) {
-      PyObject* type = PyExc_RuntimeError;
-      if (e.kind() == ErrorKind::Index) type = PyExc_IndexError;
-      if (e.kind() == ErrorKind::IO) type = PyExc_OSError;
-      PyErr_SetString(type, e.what());
+    } catch (const Error&) {
+      set_python_error();
     }
   });
 }
 
 }  // namespace
+
+// PyTorch's kinds: shape, dtype and device mistakes are RuntimeError, a bad index IndexError,
+// a file OSError; the rest (memory, the device, internal) RuntimeError.
+void set_python_error() noexcept {
+  try {
+    throw;
+  } catch (const Error& e) {
+    PyObject* type = PyExc_RuntimeError;
+    if (e.kind() == ErrorKind::Index) type = PyExc_IndexError;
+    if (e.kind() == ErrorKind::IO) type = PyExc_OSError;
+    PyErr_SetString(type, e.what());
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+void def_raw(py::handle cls, const char* name, PyCFunction fn, int flags, const char* doc) {
+  static std::deque<PyMethodDef> defs;  // CPython keeps pointers to them: they live forever
+  defs.push_back(PyMethodDef{name, fn, flags, doc});
+  PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &defs.back());
+  if (method == nullptr) throw py::error_already_set();
+  py::setattr(cls, name, py::reinterpret_steal<py::object>(method));
+}
+
 }  // namespace torchlet::python
 
 PYBIND11_MODULE(_C, m) {
