@@ -18,22 +18,30 @@ SCRIPT = os.path.join(ROOT, "examples", "python", "iris_every_200.py")
 SEEDED_RUN = os.path.join(ROOT, "python", "tests", "seeded_run.py")
 
 
-def import_seconds(module, repeats):
+def import_seconds(modules, repeats):
     """The least wall time of `import module` in a fresh interpreter, the interpreter's own
-    start-up subtracted."""
-    def best(code):
-        return min(timeit.timeit(lambda: subprocess.run([sys.executable, "-c", code], check=True), number=1)
-                   for _ in range(repeats))
+    start-up (the least time of `pass`) subtracted; the commands take turns in each round."""
+    codes = ["pass"] + [f"import {m}" for m in modules]
+    best = {}
+    for _ in range(repeats):
+        for code in codes:
+            t = timeit.timeit(lambda: subprocess.run([sys.executable, "-c", code], check=True), number=1)
+            best[code] = min(best.get(code, t), t)
+    return [best[f"import {m}"] - best["pass"] for m in modules]
 
-    return best(f"import {module}") - best("pass")
 
-
-def op_seconds(lib, repeats):
-    a, b = lib.ones(1), lib.ones(1)
-    n = 20000
-    add = min(timeit.repeat(lambda: a + b, number=n, repeat=repeats)) / n
-    item = min(timeit.repeat(lambda: a.item(), number=n, repeat=repeats)) / n
-    return add, item
+def op_seconds(libs, repeats):
+    """Per call of a 1-element add and of .item(), least of `repeats` rounds of 5,000 calls;
+    the libraries take turns within each round, so that both see the same load."""
+    n = 5000
+    best = {}
+    for _ in range(repeats):
+        for lib in libs:
+            a, b = lib.ones(1), lib.ones(1)
+            for name, call in (("add", lambda: a + b), ("item", lambda: a.item())):
+                t = timeit.timeit(call, number=n) / n
+                best[lib, name] = min(best.get((lib, name), t), t)
+    return best
 
 
 def script_seconds(engine, threads):
@@ -98,11 +106,12 @@ def main():
     torchlet.set_num_threads(args.threads)
     print(f"torchlet from Python vs PyTorch {torch.__version__}, {args.threads} thread(s), best of {args.repeats}")
 
-    ours, theirs = import_seconds("torchlet", args.repeats), import_seconds("torch", args.repeats)
+    ours, theirs = import_seconds(["torchlet", "torch"], args.repeats)
     print(f"import:                 torchlet {ours * 1e3:8.1f} ms   PyTorch {theirs * 1e3:8.1f} ms   ratio {theirs / ours:6.1f}x")
-    (our_add, our_item), (their_add, their_item) = op_seconds(torchlet, args.repeats), op_seconds(torch, args.repeats)
-    print(f"1-element add:          torchlet {our_add * 1e9:8.0f} ns   PyTorch {their_add * 1e9:8.0f} ns   ratio {their_add / our_add:6.1f}x")
-    print(f".item():                torchlet {our_item * 1e9:8.0f} ns   PyTorch {their_item * 1e9:8.0f} ns   ratio {their_item / our_item:6.1f}x")
+    ops = op_seconds([torchlet, torch], max(args.repeats, 7))
+    for name, label in (("add", "1-element add:         "), ("item", ".item():               ")):
+        ours, theirs = ops[torchlet, name], ops[torch, name]
+        print(f"{label} torchlet {ours * 1e9:8.0f} ns   PyTorch {theirs * 1e9:8.0f} ns   ratio {theirs / ours:6.1f}x")
     eager, reference = script_seconds("torchlet", args.threads), script_seconds("torch", args.threads)
     print(f"iris_every_200 eager:   torchlet {eager:8.2f} s    PyTorch {reference:8.2f} s    ratio {reference / eager:6.1f}x")
     compiled, last_loss, fused = compiled_seconds()

@@ -243,4 +243,14 @@ Tensor.__format__ = _tensor_format
 Tensor.__iter__ = _tensor_iter
 Tensor.uniform_ = _uniform_
 
-from torchlet import nn, optim, utils  # noqa: E402  (they use the names above)
+_SUBMODULES = ("nn", "optim", "utils")
+
+
+def __getattr__(name):
+    """torchlet.nn, .optim and .utils load on first use (PEP 562), so `import torchlet` costs
+    only the engine; `import torchlet.nn as nn` loads nn at once."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'torchlet' has no attribute '{name}'")
