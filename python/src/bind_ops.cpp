@@ -1,0 +1,414 @@
+// The ops under PyTorch's Python names and keywords, grouped by area; each is bound once as a
+// module function (torchlet.exp(x)) and, where PyTorch has it, as a method (x.exp()). A new op
+// is one line in its group.
+#include <string>
+
+#include "bindings.h"
+#include "torchlet/error.h"
+#include "torchlet/functional.h"
+
+namespace torchlet::python {
+namespace {
+
+using Cls = py::class_<Tensor>;
+using Unary = Tensor (*)(const Tensor&);
+
+// Binds f as torchlet.name(input, ...) and Tensor.name(...).
+template <typename F, typename... Extra>
+void def_both(py::module_& m, Cls& cls, const char* name, F f, const Extra&... extra) {
+  m.def(name, f, py::arg("input"), extra...);
+  cls.def(name, f, extra...);
+}
+
+Tensor optional_tensor(py::handle t) { return t.is_none() ? Tensor() : t.cast<Tensor>(); }
+std::optional<Scalar> optional_scalar(py::handle s) {
+  return s.is_none() ? std::nullopt : std::optional<Scalar>(to_scalar(s));
+}
+Size2 size2(py::handle v) {
+  if (PyLong_Check(v.ptr())) return Size2(v.cast<int64_t>());
+  const auto hw = v.cast<std::vector<int64_t>>();
+  TORCHLET_CHECK(hw.size() == 2, "Expected an int or a pair of ints, but got ", hw.size(),
+                 " values");
+  return Size2(hw[0], hw[1]);
+}
+
+// other as a tensor or a number; anything else is Python's NotImplemented (so a reflected
+// operator of the other type may run).
+template <typename F>
+py::object with_operand(const Tensor& a, py::handle other, F f) {
+  if (py::isinstance<Tensor>(other)) return py::cast(f(a, other.cast<const Tensor&>()));
+  if (is_scalar(other)) return py::cast(f(a, to_scalar(other)));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+template <typename F>
+void def_binary(py::module_& m, Cls& cls, const char* name, F f) {
+  auto bound = [f](const Tensor& a, py::handle b) { return with_operand(a, b, f); };
+  m.def(name, bound, py::arg("input"), py::arg("other"));
+  cls.def(name, bound, py::arg("other"));
+}
+
+template <typename F>
+void def_operator(Cls& cls, const char* name, F f) {
+  cls.def(
+      name, [f](const Tensor& a, py::handle b) { return with_operand(a, b, f); },
+      py::is_operator());
+}
+
+void bind_elementwise(py::module_& m, Cls& cls) {
+  const std::pair<const char*, Unary> unary[] = {
+      {"exp", &exp},         {"log", &log},
+      {"log1p", &log1p},     {"expm1", &expm1},
+      {"sqrt", &sqrt},       {"rsqrt", &rsqrt},
+      {"abs", &abs},         {"neg", &neg},
+      {"negative", &neg},    {"sign", &sign},
+      {"sigmoid", &sigmoid}, {"tanh", &tanh},
+      {"erf", &erf},         {"sin", &sin},
+      {"cos", &cos},         {"reciprocal", &reciprocal},
+      {"relu", &relu},       {"logical_not", &logical_not},
+      {"isnan", &isnan},     {"isfinite", &isfinite}};
+  for (const auto& [name, f] : unary) def_both(m, cls, name, f);
+  def_binary(m, cls, "add", [](const Tensor& a, const auto& b) { return a + b; });
+  def_binary(m, cls, "sub", [](const Tensor& a, const auto& b) { return a - b; });
+  def_binary(m, cls, "mul", [](const Tensor& a, const auto& b) { return a * b; });
+  def_binary(m, cls, "div", [](const Tensor& a, const auto& b) { return a / b; });
+  def_binary(m, cls, "pow", [](const Tensor& a, const auto& b) { return pow(a, b); });
+  def_binary(m, cls, "eq", [](const Tensor& a, const auto& b) { return a == b; });
+  def_binary(m, cls, "ne", [](const Tensor& a, const auto& b) { return a != b; });
+  def_binary(m, cls, "lt", [](const Tensor& a, const auto& b) { return a < b; });
+  def_binary(m, cls, "le", [](const Tensor& a, const auto& b) { return a <= b; });
+  def_binary(m, cls, "gt", [](const Tensor& a, const auto& b) { return a > b; });
+  def_binary(m, cls, "ge", [](const Tensor& a, const auto& b) { return a >= b; });
+  def_both(
+      m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); },
+      py::arg("other"));
+  def_both(
+      m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); },
+      py::arg("other"));
+  def_both(
+      m, cls, "logical_and", [](const Tensor& a, const Tensor& b) { return logical_and(a, b); },
+      py::arg("other"));
+  def_both(
+      m, cls, "logical_or", [](const Tensor& a, const Tensor& b) { return logical_or(a, b); },
+      py::arg("other"));
+  auto clamp_ = [](const Tensor& x, py::object lo, py::object hi) {
+    return clamp(x, optional_scalar(lo), optional_scalar(hi));
+  };
+  def_both(m, cls, "clamp", clamp_, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_both(m, cls, "clip", clamp_, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_both(
+      m, cls, "masked_fill",
+      [](const Tensor& x, const Tensor& mask, py::handle v) {
+        return masked_fill(x, mask, to_scalar(v));
+      },
+      py::arg("mask"), py::arg("value"));
+  def_both(
+      m, cls, "nan_to_num",
+      [](const Tensor& x, double nan, std::optional<double> pos, std::optional<double> neg) {
+        return nan_to_num(x, nan, pos, neg);
+      },
+      py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
+  m.def(
+      "where",
+      [](const Tensor& c, py::handle a, py::handle b) {
+        if (is_scalar(b)) return where(c, a.cast<Tensor>(), to_scalar(b));
+        if (is_scalar(a)) return where(c, to_scalar(a), b.cast<Tensor>());
+        return where(c, a.cast<Tensor>(), b.cast<Tensor>());
+      },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
+}
+
+void bind_operators(Cls& cls) {
+  def_operator(cls, "__add__", [](const Tensor& a, const auto& b) { return a + b; });
+  def_operator(cls, "__radd__", [](const Tensor& a, const auto& b) { return b + a; });
+  def_operator(cls, "__sub__", [](const Tensor& a, const auto& b) { return a - b; });
+  def_operator(cls, "__rsub__", [](const Tensor& a, const auto& b) { return b - a; });
+  def_operator(cls, "__mul__", [](const Tensor& a, const auto& b) { return a * b; });
+  def_operator(cls, "__rmul__", [](const Tensor& a, const auto& b) { return b * a; });
+  def_operator(cls, "__truediv__", [](const Tensor& a, const auto& b) { return a / b; });
+  def_operator(cls, "__rtruediv__", [](const Tensor& a, const auto& b) { return b / a; });
+  def_operator(cls, "__pow__", [](const Tensor& a, const auto& b) { return pow(a, b); });
+  def_operator(cls, "__rpow__", [](const Tensor& a, const auto& b) { return pow(b, a); });
+  def_operator(cls, "__eq__", [](const Tensor& a, const auto& b) { return a == b; });
+  def_operator(cls, "__ne__", [](const Tensor& a, const auto& b) { return a != b; });
+  def_operator(cls, "__lt__", [](const Tensor& a, const auto& b) { return a < b; });
+  def_operator(cls, "__le__", [](const Tensor& a, const auto& b) { return a <= b; });
+  def_operator(cls, "__gt__", [](const Tensor& a, const auto& b) { return a > b; });
+  def_operator(cls, "__ge__", [](const Tensor& a, const auto& b) { return a >= b; });
+  cls.def(
+      "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      py::is_operator());
+  cls.def(
+      "__and__", [](const Tensor& a, const Tensor& b) { return a & b; }, py::is_operator());
+  cls.def(
+      "__or__", [](const Tensor& a, const Tensor& b) { return a | b; }, py::is_operator());
+  cls.def("__invert__", [](const Tensor& a) { return ~a; });
+  cls.def("__neg__", [](const Tensor& a) { return -a; });
+  cls.def("__abs__", [](const Tensor& a) { return abs(a); });
+}
+
+// torch.return_types.max and friends: (values, indices) with names. Never released: it lives
+// as long as the interpreter.
+py::handle values_indices;
+
+py::object pair(const std::tuple<Tensor, Tensor>& vi) {
+  return values_indices(std::get<0>(vi), std::get<1>(vi));
+}
+
+void bind_reductions(py::module_& m, Cls& cls) {
+  values_indices = py::module_::import("collections")
+                       .attr("namedtuple")("return_types", "values indices")
+                       .release();
+  def_both(
+      m, cls, "sum",
+      [](const Tensor& x, py::object dim, bool keep) { return sum(x, dims_of(dim), keep); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "mean",
+      [](const Tensor& x, py::object dim, bool keep) { return mean(x, dims_of(dim), keep); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "amax",
+      [](const Tensor& x, py::object dim, bool keep) { return amax(x, dims_of(dim), keep); },
+      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "amin",
+      [](const Tensor& x, py::object dim, bool keep) { return amin(x, dims_of(dim), keep); },
+      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "logsumexp",
+      [](const Tensor& x, py::object dim, bool keep) { return logsumexp(x, dims_of(dim), keep); },
+      py::arg("dim"), py::arg("keepdim") = false);
+  auto extreme = [](bool largest) {
+    return [largest](const Tensor& x, py::object dim, bool keep) -> py::object {
+      if (dim.is_none()) return py::cast(largest ? max(x) : min(x));
+      if (py::isinstance<Tensor>(dim))
+        return py::cast(largest ? maximum(x, dim.cast<Tensor>()) : minimum(x, dim.cast<Tensor>()));
+      const auto d = dim.cast<int64_t>();
+      return pair(largest ? max(x, d, keep) : min(x, d, keep));
+    };
+  };
+  def_both(m, cls, "max", extreme(true), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(m, cls, "min", extreme(false), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  auto arg_extreme = [](bool largest) {
+    return [largest](const Tensor& x, py::object dim, bool keep) {
+      if (dim.is_none()) return largest ? argmax(x.reshape({-1}), 0) : argmin(x.reshape({-1}), 0);
+      return largest ? argmax(x, dim.cast<int64_t>(), keep) : argmin(x, dim.cast<int64_t>(), keep);
+    };
+  };
+  def_both(m, cls, "argmax", arg_extreme(true), py::arg("dim") = py::none(),
+           py::arg("keepdim") = false);
+  def_both(m, cls, "argmin", arg_extreme(false), py::arg("dim") = py::none(),
+           py::arg("keepdim") = false);
+  def_both(
+      m, cls, "prod",
+      [](const Tensor& x, py::object dim, bool keep) {
+        return dim.is_none() ? prod(x) : prod(x, dim.cast<int64_t>(), keep);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  auto spread = [](bool is_std) {
+    return [is_std](const Tensor& x, py::object dim, py::object unbiased, py::object correction,
+                    bool keep) {
+      double c = correction.is_none() ? 1.0 : correction.cast<double>();
+      if (!unbiased.is_none()) c = unbiased.cast<bool>() ? 1.0 : 0.0;
+      return is_std ? torchlet::std(x, dims_of(dim), c, keep) : var(x, dims_of(dim), c, keep);
+    };
+  };
+  for (bool is_std : {false, true})
+    def_both(m, cls, is_std ? "std" : "var", spread(is_std), py::arg("dim") = py::none(),
+             py::arg("unbiased") = py::none(), py::kw_only(), py::arg("correction") = py::none(),
+             py::arg("keepdim") = false);
+  def_both(
+      m, cls, "norm",
+      [](const Tensor& x, double p, py::object dim, bool keep) {
+        return norm(x, p, dims_of(dim), keep);
+      },
+      py::arg("p") = 2.0, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  for (bool every : {true, false})
+    def_both(
+        m, cls, every ? "all" : "any",
+        [every](const Tensor& x, py::object dim, bool keep) {
+          if (dim.is_none()) return every ? all(x) : any(x);
+          return every ? all(x, dim.cast<int64_t>(), keep) : any(x, dim.cast<int64_t>(), keep);
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both(
+      m, cls, "cumsum", [](const Tensor& x, int64_t dim) { return cumsum(x, dim); },
+      py::arg("dim"));
+}
+
+void bind_linear_algebra(py::module_& m, Cls& cls) {
+  def_both(
+      m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      py::arg("other"));
+  def_both(
+      m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"));
+  def_both(
+      m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"));
+  def_both(
+      m, cls, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); },
+      py::arg("vec2"));
+  def_both(
+      m, cls, "addmm",
+      [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
+        return addmm(x, a, b, to_scalar(beta), to_scalar(alpha));
+      },
+      py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1);
+  def_both(
+      m, cls, "baddbmm",
+      [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha) {
+        return baddbmm(x, a, b, to_scalar(beta), to_scalar(alpha));
+      },
+      py::arg("batch1"), py::arg("batch2"), py::kw_only(), py::arg("beta") = 1,
+      py::arg("alpha") = 1);
+  def_both(
+      m, cls, "softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim); },
+      py::arg("dim"));
+  def_both(
+      m, cls, "log_softmax", [](const Tensor& x, int64_t dim) { return log_softmax(x, dim); },
+      py::arg("dim"));
+  def_both(
+      m, cls, "index_select",
+      [](const Tensor& x, int64_t dim, const Tensor& index) {
+        TORCHLET_CHECK(
+            dim == 0, "index_select: Expected dim 0 (the only one torchlet supports yet), but got ",
+            dim);
+        return index_select(x, index);
+      },
+      py::arg("dim"), py::arg("index"));
+  m.def(
+      "cat", [](const std::vector<Tensor>& ts, int64_t dim) { return cat(ts, dim); },
+      py::arg("tensors"), py::arg("dim") = 0);
+  m.def(
+      "stack", [](const std::vector<Tensor>& ts, int64_t dim) { return stack(ts, dim); },
+      py::arg("tensors"), py::arg("dim") = 0);
+}
+
+// torch.nn.functional's: activations, losses, normalisation, images (reached through
+// torchlet.nn.functional).
+void bind_functional(py::module_& m) {
+  py::module_ f = m.def_submodule("_nn", "The ops behind torchlet.nn.functional.");
+  f.def(
+      "linear",
+      [](const Tensor& x, const Tensor& w, py::object b) {
+        return linear(x, w, optional_tensor(b));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  f.def(
+      "gelu", [](const Tensor& x, const std::string& a) { return gelu(x, a); }, py::arg("input"),
+      py::arg("approximate") = "none");
+  f.def(
+      "silu", [](const Tensor& x) { return silu(x); }, py::arg("input"));
+  f.def(
+      "leaky_relu", [](const Tensor& x, double s) { return leaky_relu(x, s); }, py::arg("input"),
+      py::arg("negative_slope") = 0.01);
+  f.def(
+      "elu", [](const Tensor& x, double a) { return elu(x, a); }, py::arg("input"),
+      py::arg("alpha") = 1.0);
+  f.def(
+      "softplus", [](const Tensor& x, double b, double t) { return softplus(x, b, t); },
+      py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+  f.def(
+      "dropout", [](const Tensor& x, double p, bool training) { return dropout(x, p, training); },
+      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  f.def(
+      "cross_entropy",
+      [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& r,
+         double ls) {
+        if (w.is_none() && ignore == -100 && r == "mean" && ls == 0.0)
+          return cross_entropy(x, t);  // the fused kernel
+        return cross_entropy(x, t, optional_tensor(w), ignore, r, ls);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
+      py::arg("label_smoothing") = 0.0);
+  f.def(
+      "nll_loss",
+      [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& r) {
+        return nll_loss(x, t, optional_tensor(w), ignore, r);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean");
+  using Pointwise = Tensor (*)(const Tensor&, const Tensor&, const std::string&);
+  for (const auto& [name, loss] :
+       {std::pair<const char*, Pointwise>{"mse_loss", &mse_loss}, {"l1_loss", &l1_loss}})
+    f.def(name, loss, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
+  f.def(
+      "smooth_l1_loss",
+      [](const Tensor& x, const Tensor& t, const std::string& r, double beta) {
+        return smooth_l1_loss(x, t, r, beta);
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("beta") = 1.0);
+  f.def(
+      "huber_loss",
+      [](const Tensor& x, const Tensor& t, const std::string& r, double delta) {
+        return huber_loss(x, t, r, delta);
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("delta") = 1.0);
+  f.def(
+      "binary_cross_entropy",
+      [](const Tensor& x, const Tensor& t, py::object w, const std::string& r) {
+        return binary_cross_entropy(x, t, optional_tensor(w), r);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("reduction") = "mean");
+  f.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& x, const Tensor& t, py::object w, const std::string& r, py::object pw) {
+        return binary_cross_entropy_with_logits(x, t, optional_tensor(w), optional_tensor(pw), r);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
+  f.def(
+      "kl_div",
+      [](const Tensor& x, const Tensor& t, const std::string& r, bool lt) {
+        return kl_div(x, t, r, lt);
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = "mean",
+      py::arg("log_target") = false);
+  f.def(
+      "layer_norm",
+      [](const Tensor& x, const std::vector<int64_t>& shape, py::object w, py::object b,
+         double eps) { return layer_norm(x, shape, optional_tensor(w), optional_tensor(b), eps); },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  f.def(
+      "batch_norm",
+      [](const Tensor& x, py::object rm, py::object rv, py::object w, py::object b, bool training,
+         double momentum, double eps) {
+        return batch_norm(x, optional_tensor(rm), optional_tensor(rv), optional_tensor(w),
+                          optional_tensor(b), training, momentum, eps);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"),
+      py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("training") = false,
+      py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
+  f.def(
+      "conv2d",
+      [](const Tensor& x, const Tensor& w, py::object b, py::object stride, py::object padding) {
+        return conv2d(x, w, optional_tensor(b), size2(stride), size2(padding));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0);
+  f.def(
+      "max_pool2d",
+      [](const Tensor& x, py::object k, py::object stride, py::object padding) {
+        return max_pool2d(x, size2(k), stride.is_none() ? Size2(0) : size2(stride), size2(padding));
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0);
+  f.def(
+      "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
+      py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m, Cls& cls) {
+  bind_elementwise(m, cls);
+  bind_operators(cls);
+  bind_reductions(m, cls);
+  bind_linear_algebra(m, cls);
+  bind_functional(m);
+}
+
+}  // namespace torchlet::python

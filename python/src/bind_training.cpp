@@ -1,0 +1,92 @@
+// Training from Python: the C++ optimizers (their update kernels run in one call per step),
+// torchlet.compile's engine (a Python step recorded once, replayed without Python), the
+// in-place move behind nn.Module.to() and the safetensors files of torchlet.save / load. Module,
+// the layers and the loader are Python.
+#include <string>
+
+#include "bindings.h"
+#include "torchlet/compile.h"
+#include "torchlet/nn/checkpoint.h"
+#include "torchlet/nn/module.h"
+#include "torchlet/optim/optimizer.h"
+
+namespace torchlet::python {
+namespace {
+
+// nn::Module::to is the public way to move tensors in place (every handle sees the new
+// device); this module holds the tensors as buffers, which to() moves without touching their
+// requires_grad.
+class Holder : public nn::Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input; }
+};
+
+void move_in_place(const std::vector<Tensor>& tensors, py::handle device) {
+  const Device target = device_of(device);
+  Holder holder;
+  for (std::size_t i = 0; i < tensors.size(); ++i)
+    holder.register_buffer(std::to_string(i), tensors[i]);
+  holder.to(target);
+}
+
+void bind_optimizers(py::module_& m) {
+  py::class_<optim::Optimizer>(m, "_Optimizer")
+      .def("step", &optim::Optimizer::step, py::call_guard<py::gil_scoped_release>())
+      .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
+      .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
+      .def_property_readonly("name", &optim::Optimizer::name);
+  py::class_<optim::SGD, optim::Optimizer>(m, "_SGD").def(
+      py::init<std::vector<Tensor>, double, double, double, bool>(), py::arg("params"),
+      py::arg("lr"), py::arg("momentum") = 0.0, py::arg("weight_decay") = 0.0,
+      py::arg("nesterov") = false);
+  py::class_<optim::Adam, optim::Optimizer>(m, "_Adam")
+      .def(py::init<std::vector<Tensor>, double, std::pair<double, double>, double, double>(),
+           py::arg("params"), py::arg("lr") = 1e-3,
+           py::arg("betas") = std::pair<double, double>{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0);
+}
+
+// fn(*inputs) must return a Tensor; see include/torchlet/compile.h for what a step may do.
+Tensor run_step(CompiledStep& step, const std::vector<Tensor>& inputs, const py::function& fn) {
+  auto body = [&fn](std::span<const Tensor> in) {
+    py::gil_scoped_acquire gil;
+    py::tuple args(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) args[i] = py::cast(in[i]);
+    py::object result = fn(*args);
+    if (!py::isinstance<Tensor>(result))
+      throw py::type_error(
+          "torchlet.compile: Expected the step to return a Tensor (its loss), but got " +
+          std::string(py::str(py::type::of(result).attr("__name__"))));
+    return result.cast<Tensor>();
+  };
+  py::gil_scoped_release release;
+  return step.run(inputs, body);
+}
+
+}  // namespace
+
+void bind_training(py::module_& m) {
+  bind_optimizers(m);
+  py::class_<CompiledStep>(m, "_CompiledStep")
+      .def(py::init<>())
+      .def("run", &run_step, py::arg("inputs"), py::arg("fn"))
+      .def_property_readonly("recordings", &CompiledStep::recordings)
+      .def_property_readonly("recorded_kernels", &CompiledStep::recorded_kernels)
+      .def_property_readonly("fused", &CompiledStep::fused);
+  m.def("_move_in_place", &move_in_place, py::arg("tensors"), py::arg("device"));
+  m.def("_write_safetensors", &nn::write_safetensors, py::arg("path"), py::arg("tensors"),
+        py::arg("metadata") = nn::Metadata{}, py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "_read_safetensors",
+      [](const std::string& path) {
+        nn::Safetensors file;
+        {
+          py::gil_scoped_release release;
+          file = nn::read_safetensors(path);
+        }
+        return py::make_tuple(file.tensors, file.metadata);
+      },
+      py::arg("path"));
+}
+
+}  // namespace torchlet::python

@@ -1,0 +1,46 @@
+"""optim.Optimizer: PyTorch's param_groups over torchlet's C++ optimizers, one per group,
+whose step() updates every parameter of the group in one C++ call."""
+
+from torchlet import _C
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.param_groups = []
+        for group in groups:
+            group = dict(defaults, **group)
+            group["params"] = list(group["params"])
+            for p in group["params"]:
+                if not isinstance(p, _C.Tensor):
+                    raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            self.param_groups.append(group)
+        self._engines = [self._make_engine(g) for g in self.param_groups]
+
+    def _make_engine(self, group):
+        raise NotImplementedError
+
+    def zero_grad(self, set_to_none=True):
+        for engine in self._engines:
+            engine.zero_grad(set_to_none)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; a changed group["lr"] (a
+        scheduler's) applies from this step."""
+        loss = closure() if closure is not None else None
+        for group, engine in zip(self.param_groups, self._engines):
+            if group["lr"] != engine.lr:
+                engine.lr = group["lr"]
+            engine.step()
+        return loss
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
+        return "\n".join(lines) + "\n)"
