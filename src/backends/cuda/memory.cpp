@@ -222,10 +222,13 @@ void CudaBackend::release_pool(GraphPool& pool) noexcept {
 
 void CudaBackend::begin_capture(std::shared_ptr<GraphPool> pool) {
   activate();
+  // Under the pool mutex from before the capture starts: another thread's free then either
+  // runs before it (a cudaFree is still allowed) or sees capture_pool_ and defers its cudaFree,
+  // which would invalidate the capture (found by tests/cuda_emu/test_cuda_emu_threads.cpp).
+  std::lock_guard lock(pool_mutex_);
   // Relaxed: cudaMalloc (a new pool block) is allowed while this stream is captured.
   TORCHLET_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed),
                       "cuda::Graph::capture_begin", index_);
-  std::lock_guard lock(pool_mutex_);
   capture_pool_ = std::move(pool);
 }
 
