@@ -99,6 +99,10 @@ TEST(Train, AnyModuleTrainsEagerOrCompiledButOnlyASequentialFuses) {
   }
   MLP model;
   optim::SGD sgd(model.parameters(), 0.1);
+  EXPECT_EQ(testing::error_of(
+                [&] { train(model, sgd, d.X, d.y, {.epochs = 1, .graph = CudaGraph::On}); }),
+            "train: Expected a run a CUDA graph can replay, but CUDA graphs need a CUDA device "
+            "(--device cuda)");
   EXPECT_NE(testing::error_of([&] {
               train(model, sgd, d.X, d.y, {.epochs = 1, .execution = Execution::Fused});
             }).find("train: Expected for Execution::Fused an nn::Sequential"),

@@ -273,11 +273,11 @@ bool Trainer::after_epoch(int64_t epoch, const Tensor& loss) {
     result_.stop = StopReason::Callback;
     return false;
   }
-  if (val.defined() && o_.patience > 0) {
+  if (val.defined()) {  // read: the best so far is kept, and early stopping needs it
     const float v = val.item();
     if (result_.best_epoch == 0 || v < result_.best_val_loss) {
       result_.best_val_loss = v, result_.best_epoch = epoch, bad_validations_ = 0;
-    } else if (++bad_validations_ >= o_.patience) {
+    } else if (++bad_validations_ >= o_.patience && o_.patience > 0) {
       result_.stop = StopReason::EarlyStopping;
       return false;
     }
