@@ -3,7 +3,7 @@
 
 For each device (the CPU, and cuda:0 when torch.cuda.is_available()), each model and batch size:
 `torchlet bench images --json` and the same workload in PyTorch, each in its own child process
-(this script with --worker): the models of apps/torchlet/image_models.h built with torch.nn,
+(this script with --worker): the models of include/torchlet/train/models.h built with torch.nn,
 Adam lr 1e-3, one synthetic batch of 1x28x28 images and labels in [0, 10) made once on the
 device, the same warm-up steps, then timed steps (zero_grad, forward, cross_entropy, backward,
 step) until --steps or --cell-seconds (at least 3 steps), synchronised before the clock is read.
@@ -28,7 +28,7 @@ MIN_TIMED_STEPS = 3
 # --- the PyTorch side (a child process) ----------------------------------------------------
 
 def build_model(name):
-    """image_models.cpp's make_image_model(name, {256, 128}, 1, 28, 28, 10) in torch.nn."""
+    """src/train/models.cpp's nn::make_image_model(name, {256, 128}, 1, 28, 28, 10) in torch.nn."""
     from torch import nn
 
     if name == "mlp":

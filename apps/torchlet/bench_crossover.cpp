@@ -1,8 +1,9 @@
 // `torchlet bench crossover`, the measurements. Each cell trains an MLP 4-W-...-W-3 on `rows`
-// synthetic rows, full batch, eager (model(X), cross_entropy, zero_grad, backward, step: what a
-// user's loop does), the loss read once at the end of the cell. The arithmetic a cell needs is
-// its GEMM FLOPs at the device's own rate for a large matrix product, measured first: the rest
-// of an epoch is overhead (launches, syncs, copies, allocation) and memory-bound elementwise work.
+// synthetic rows, full batch, eager (torchlet::train op by op: model(X), cross_entropy,
+// backward, step: what a user's loop does), the loss read once at the end of the cell. The
+// arithmetic a cell needs is its GEMM FLOPs at the device's own rate for a large matrix
+// product, measured first: the rest of an epoch is overhead (launches, syncs, copies,
+// allocation) and memory-bound elementwise work.
 #include "bench_crossover.h"
 
 #include <fmt/core.h>
@@ -14,7 +15,8 @@
 #include "stop_signals.h"
 #include "torchlet/error.h"
 #include "torchlet/torchlet.h"
-#include "training.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
 
 namespace torchlet::cli::bench {
 
@@ -97,25 +99,19 @@ Cell run_cell(const CrossoverArgs& a, const Device& device, double gflops, int64
   std::vector<int64_t> labels(static_cast<std::size_t>(rows));
   for (int64_t& v : labels) v = label(rng);
   const Tensor y = tensor(labels, device);
-  auto model = make_mlp(widths);
+  auto model = nn::make_mlp(widths);
   model->to(device);
   optim::SGD sgd(model->parameters(), a.lr);
-  auto epoch = [&] {
-    Tensor loss = cross_entropy((*model)(X), y);
-    sgd.zero_grad();
-    loss.backward();
-    sgd.step();
-    return loss;
-  };
-  epoch().item();  // warm-up: the caching allocator fills
+  TrainOptions options{
+      .execution = Execution::Eager, .graph = CudaGraph::Off, .stop_on_nonfinite = false};
+  train(*model, sgd, X, y, options);  // warm-up: the caching allocator fills
   const profile::Counters before = profile::counters();
   const auto start = Clock::now();
-  Tensor loss;
-  do {
-    loss = epoch();
-    ++cell.epochs;
-  } while (cell.epochs < a.epochs && seconds_since(start) < a.cell_seconds);
-  loss.item();
+  options.epochs = a.epochs;
+  options.on_batch = [&](int64_t, int64_t, const Tensor&) {
+    return seconds_since(start) < a.cell_seconds;
+  };
+  cell.epochs = train(*model, sgd, X, y, options).epochs_done;
   cell.epoch_s = seconds_since(start) / static_cast<double>(cell.epochs);
   cell.counts = profile::counters() - before;
   cell.measured = true;

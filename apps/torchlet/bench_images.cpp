@@ -11,7 +11,6 @@
 #include <optional>
 #include <random>
 
-#include "image_models.h"
 #include "json_output.h"
 #include "stop_signals.h"
 #include "torchlet/cuda.h"
@@ -19,6 +18,8 @@
 #include "torchlet/report/chart.h"
 #include "torchlet/threads.h"
 #include "torchlet/torchlet.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
 
 namespace torchlet::cli::bench {
 
@@ -41,8 +42,8 @@ void sync(const Device& device) {
   if (device.is_cuda()) cuda::synchronize(device.index());
 }
 
-ImageModel model_of(const std::string& name) {
-  return make_image_model(name, kImageMlpHidden, kChannels, kSide, kSide, kClasses);
+nn::ImageModel model_of(const std::string& name) {
+  return nn::make_image_model(name, nn::kImageMlpHidden, kChannels, kSide, kSide, kClasses);
 }
 
 int64_t parameter_count(const nn::Module& m) {
@@ -63,27 +64,23 @@ Cell run_cell(const ImagesArgs& a, const Device& device, const std::string& mode
   const std::shared_ptr<nn::Sequential> net = model_of(model).net;
   net->to(device);
   optim::Adam adam(net->parameters(), a.lr);
-  auto step = [&] {
-    adam.zero_grad();
-    Tensor loss = cross_entropy((*net)(X), y);
-    loss.backward();
-    adam.step();
-    return loss;
-  };
-  for (int64_t s = 0; s < a.warmup; ++s) step();
+  // Eager steps on the one batch, with nothing else on the device.
+  TrainOptions options{.epochs = a.warmup,
+                       .execution = Execution::Eager,
+                       .graph = CudaGraph::Off,
+                       .stop_on_nonfinite = false};
+  if (a.warmup > 0) train(*net, adam, X, y, options);
   sync(device);
   const int64_t at_least = std::min(kMinTimedSteps, a.steps);
-  Tensor loss;
   const auto start = Clock::now();
-  while (c.steps < a.steps) {
+  options.epochs = a.steps;
+  options.on_batch = [&](int64_t, int64_t, const Tensor&) {
     StopSignals::stop_if_received("during the benchmark");
-    loss = step();
     ++c.steps;
-    if (c.steps >= at_least && seconds_since(start) >= a.cell_seconds) break;
-  }
-  sync(device);
+    return c.steps < at_least || seconds_since(start) < a.cell_seconds;
+  };
+  c.final_loss = train(*net, adam, X, y, options).final_loss;
   c.seconds = seconds_since(start);
-  c.final_loss = loss.item();
   c.images_per_s = static_cast<double>(c.steps * batch) / c.seconds;
   return c;
 }
@@ -98,7 +95,7 @@ std::string text_of(const ImagesArgs& a, const std::vector<Cell>& cells) {
       a.cell_seconds, std::min(kMinTimedSteps, a.steps), get_num_threads(),
       get_num_threads() == 1 ? "" : "s");
   for (const std::string& m : a.models) {
-    const ImageModel model = model_of(m);
+    const nn::ImageModel model = model_of(m);
     s += fmt::format("  {}: {} ({} parameters)\n", m, model.description,
                      parameter_count(*model.net));
   }
@@ -119,7 +116,7 @@ nlohmann::json json_of(const ImagesArgs& a, const std::vector<Device>& devices,
                        const std::vector<Cell>& cells) {
   nlohmann::json models = nlohmann::json::object();
   for (const std::string& m : a.models) {
-    const ImageModel model = model_of(m);
+    const nn::ImageModel model = model_of(m);
     models[m] = {{"description", model.description}, {"parameters", parameter_count(*model.net)}};
   }
   nlohmann::json j{{"bench", "images"},

@@ -13,7 +13,8 @@
 #include "torchlet/error.h"
 #include "torchlet/report/chart.h"
 #include "torchlet/torchlet.h"
-#include "training.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
 
 namespace torchlet::cli::bench {
 
@@ -56,44 +57,48 @@ MlpResult run_device(const MlpArgs& a, const Device& device) {
   std::vector<int64_t> labels(static_cast<std::size_t>(a.samples));
   for (int64_t& v : labels) v = label(rng);
   const Tensor y = tensor(labels, device);
-  auto model = make_mlp(a.layers);
+  auto model = nn::make_mlp(a.layers);
   model->to(device);
   optim::SGD sgd(model->parameters(), a.lr);
-  auto step = [&](int64_t first) {
-    const int64_t n = std::min(a.batch, a.samples - first);
-    Tensor loss = cross_entropy((*model)(X.narrow(0, first, n)), y.narrow(0, first, n));
-    sgd.zero_grad();
-    loss.backward();
-    sgd.step();
-    return loss;
-  };
+  // Eager steps on the batches in order (views of X and y), with nothing else on the device.
+  TrainOptions options{.execution = Execution::Eager,
+                       .graph = CudaGraph::Off,
+                       .stop_on_nonfinite = false,
+                       .epoch_mean = false};
   const int64_t batches = (a.samples + a.batch - 1) / a.batch;
-  for (int64_t s = 0; s < std::min<int64_t>(a.warmup, batches); ++s) step(s * a.batch).item();
+  const int64_t warmup = std::min<int64_t>(a.warmup, batches);
+  if (warmup > 0) {
+    data::DataLoader first(X, y, {.batch_size = a.batch});
+    options.on_batch = [&](int64_t, int64_t batch, const Tensor& loss) {
+      loss.item();
+      return batch + 1 < warmup;
+    };
+    train(*model, sgd, first, options);
+  }
   // About 20 points on the throughput chart; the loss is read at each (one sync per window).
   const int64_t window = std::max<int64_t>(1, batches * a.epochs / 20);
   const profile::Counters before = profile::counters();
   const auto start = Clock::now();
   auto window_start = start;
   int64_t window_rows = 0, done_rows = 0;
-  Tensor loss;
-  for (int64_t e = 0; e < a.epochs; ++e) {
-    StopSignals::stop_if_received("during the benchmark");
-    for (int64_t first = 0; first < a.samples; first += a.batch) {
-      loss = step(first);
-      ++r.steps;
-      const int64_t n = std::min(a.batch, a.samples - first);
-      window_rows += n, done_rows += n;
-      if (r.steps % window == 0) {
-        loss.item();
-        const double t = seconds_since(window_start);
-        window_start = Clock::now();
-        r.window_samples.push_back(static_cast<double>(done_rows));
-        r.window_rate.push_back(static_cast<double>(window_rows) / t);
-        window_rows = 0;
-      }
+  data::DataLoader loader(X, y, {.batch_size = a.batch});
+  options.epochs = a.epochs;
+  options.on_batch = [&](int64_t, int64_t batch, const Tensor& loss) {
+    if (batch == 0) StopSignals::stop_if_received("during the benchmark");
+    ++r.steps;
+    const int64_t n = std::min(a.batch, a.samples - batch * a.batch);
+    window_rows += n, done_rows += n;
+    if (r.steps % window == 0) {
+      loss.item();
+      const double t = seconds_since(window_start);
+      window_start = Clock::now();
+      r.window_samples.push_back(static_cast<double>(done_rows));
+      r.window_rate.push_back(static_cast<double>(window_rows) / t);
+      window_rows = 0;
     }
-  }
-  r.final_loss = loss.item();
+    return true;
+  };
+  r.final_loss = train(*model, sgd, loader, options).final_loss;
   r.seconds = seconds_since(start);
   r.counts = profile::counters() - before;
   r.samples_per_s = static_cast<double>(done_rows) / r.seconds;

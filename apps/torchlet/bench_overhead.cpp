@@ -10,15 +10,15 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <optional>
+#include <numeric>
 
 #include "json_output.h"
 #include "stop_signals.h"
 #include "torchlet/data/dataset.h"
 #include "torchlet/error.h"
-#include "torchlet/nn/fused.h"
 #include "torchlet/torchlet.h"
-#include "training.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
 
 namespace torchlet::cli::bench {
 
@@ -58,15 +58,6 @@ CourseData course_data(const Device& device) {
   return {scaler.fit_transform(split.X_train).to(device), split.y_train.to(device)};
 }
 
-// The last epoch of the replayed chunk starting at `first`: at most 100 epochs (as `torchlet
-// train` replays them), ending where the loss is recorded or printed.
-int64_t chunk_end(int64_t first, int64_t epochs, const OverheadSetting& s) {
-  int64_t last = std::min(epochs, first + 99);
-  for (int64_t every : {s.record_every, s.print_every})
-    if (every > 0) last = std::min(last, (first + every - 1) / every * every);
-  return last;
-}
-
 // Where the printed lines go: a line-buffered stream, so that every line costs its formatting
 // and one write() system call, as Python's print to a terminal does.
 struct PrintSink {
@@ -88,50 +79,40 @@ OverheadRun run_once(const CourseData& d, const OverheadSetting& s, int64_t epoc
                      std::FILE* sink) {
   const Device device = d.X.device();
   manual_seed(0);
-  auto model = make_mlp({4, 10, 3});
+  auto model = nn::make_mlp({4, 10, 3});
   model->to(device);
   optim::SGD sgd(model->parameters(), lr);
-  std::optional<nn::FusedMlp> fused;
-  if (s.path == "replay") fused.emplace(*model);
   OverheadRun run{s, {}, 0.0, {}, 0, 0, 0.0f};
   const int64_t records = s.record_every ? epochs / s.record_every : 0;
-  Tensor recorded = s.deferred ? zeros({std::max<int64_t>(records, 1)}, device) : Tensor();
   std::vector<float> losses;
   losses.reserve(static_cast<std::size_t>(records));
-
-  const profile::Counters before = profile::counters();
-  const auto start = Clock::now();
-  Tensor loss;
-  for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
-    if (fused) {
-      const int64_t last = chunk_end(epoch, epochs, s);
-      Tensor all = fused->train_sgd(d.X, d.y, sgd, last - epoch + 1);
-      epoch = last;
-      loss = all.slice(0, -1, all.size(0)).reshape({});
-    } else {  // the course's loop, line for line
-      Tensor outputs = (*model)(d.X);
-      loss = cross_entropy(outputs, d.y);
-      sgd.zero_grad();
-      loss.backward();
-      sgd.step();
-    }
+  // Deferred records go into train()'s buffer on the device; the others are read here. The
+  // replayed chunks end at every epoch this reads: the settings' print and record periods
+  // divide one another, so those are the multiples of their gcd.
+  TrainOptions options{.epochs = epochs,
+                       .record_every = s.deferred ? s.record_every : 0,
+                       .print_every = std::gcd(s.record_every, s.print_every),
+                       .execution = s.path == "replay" ? Execution::Fused : Execution::Eager,
+                       .graph = CudaGraph::Off,
+                       .stop_on_nonfinite = false};
+  options.on_epoch = [&](const EpochInfo& info) {
+    const int64_t epoch = info.epoch();
     if (s.record_every && epoch % s.record_every == 0) {
-      if (s.deferred) {
-        NoGradGuard no_grad;
-        recorded.narrow(0, run.records, 1).copy_(loss.detach().reshape({1}));
-      } else {
-        losses.push_back(loss.item());
-      }
+      if (!s.deferred) losses.push_back(info.loss().item());
       ++run.records;
     }
     if (s.print_every && epoch % s.print_every == 0) {
       std::fprintf(sink, "Epoch [%lld/%lld], Loss: %.4f\n", static_cast<long long>(epoch),
-                   static_cast<long long>(epochs), static_cast<double>(loss.item()));
+                   static_cast<long long>(epochs), static_cast<double>(info.loss().item()));
       ++run.prints;
     }
-  }
-  run.final_loss = loss.item();
-  if (s.deferred) losses = recorded.to_vector<float>();
+    return true;
+  };
+  const profile::Counters before = profile::counters();
+  const auto start = Clock::now();
+  const TrainResult result = train(*model, sgd, d.X, d.y, options);
+  run.final_loss = result.final_loss;
+  if (s.deferred) losses = result.losses;
   run.seconds.push_back(seconds_since(start));
   run.counts = profile::counters() - before;
   TORCHLET_ASSERT(losses.size() >= static_cast<std::size_t>(run.records), "lost a record");

@@ -56,7 +56,7 @@ std::string term_value(const OverheadFit& f, std::size_t k, double scale, const 
 
 const char* path_title(const std::string& path) {
   return path == "eager"
-             ? "eager: model(X), cross_entropy, zero_grad, backward, step per epoch, as the course"
+             ? "eager: model(X), cross_entropy, backward, step per epoch op by op, as the course"
              : "replay: nn::FusedMlp::train_sgd, up to 100 epochs per backend call (the CPU's "
                "counterpart of a captured CUDA graph)";
 }

@@ -12,13 +12,14 @@
 
 #include "commands.h"
 #include "outputs.h"
-#include "saved_model.h"
 #include "stop_signals.h"
 #include "terminal.h"
+#include "torchlet/autograd.h"
 #include "torchlet/data/csv.h"
 #include "torchlet/io/file.h"
 #include "torchlet/nn/checkpoint.h"
-#include "training.h"
+#include "torchlet/train/models.h"
+#include "torchlet/train/saved_model.h"
 
 namespace torchlet::cli {
 namespace {
@@ -92,11 +93,11 @@ std::string float_text(float value) {
 void run_predict(const PredictArgs& a) {
   if (a.given_out) prepare_outputs({{"--out", a.out}}, {{"--model", a.model}, {"--data", a.data}});
   const SavedModel saved = read_saved_model(a.model);
-  auto model = make_mlp(saved.layers);
+  auto model = nn::make_mlp(saved.layers);
   nn::load(*model, a.model);
   model->eval();
   const Tensor X =
-      apply_scaler(saved.scaler, read_features(a.data, read_csv_table(a.data), saved.features));
+      saved.scaler.transform(read_features(a.data, read_csv_table(a.data), saved.features));
   std::vector<float> probs;
   {
     NoGradGuard no_grad;

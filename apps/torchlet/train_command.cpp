@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "outputs.h"
-#include "saved_model.h"
+#include "resume.h"
 #include "stop_signals.h"
 #include "strict_options.h"
 #include "terminal.h"
@@ -27,10 +27,12 @@
 #include "torchlet/report/chart.h"
 #include "torchlet/report/metrics.h"
 #include "torchlet/threads.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
+#include "torchlet/train/saved_model.h"
 #include "torchlet/version.h"
 #include "train_images.h"
 #include "train_report.h"
-#include "training.h"
 
 namespace torchlet::cli {
 
@@ -171,45 +173,27 @@ data::Dataset load(const TrainArgs& a) {
   return data::read_csv(a.data, a.label);
 }
 
-// Scales the training part and applies the same transform to the test part; returns the
-// fitted parameters for the checkpoint.
-ScalerParams scale(const std::string& how, Tensor& X_train, Tensor& X_test) {
-  ScalerParams params{how, {}, {}, {}};
-  if (how == "minmax") {
-    data::MinMaxScaler scaler;
-    X_train = scaler.fit_transform(X_train);
-    X_test = scaler.transform(X_test);
-    params.scale = scaler.scale(), params.min = scaler.min();
-  } else if (how == "standard") {
-    data::StandardScaler scaler;
-    X_train = scaler.fit_transform(X_train);
-    X_test = scaler.transform(X_test);
-    params.scale = scaler.scale(), params.mean = scaler.mean();
-  }
-  return params;
-}
-
 std::string widths_str(const std::vector<int64_t>& widths) {
   return fmt::format("{}", fmt::join(widths, "-"));
 }
 
 // The one line for a NaN or infinite loss first seen at `epoch`, the loss last read finite at
 // epoch `good`. The file at --save is left as it was.
-[[noreturn]] void stop_at_nonfinite(const TrainArgs& a, int64_t good, int64_t epoch, float loss) {
+[[noreturn]] void stop_at_nonfinite(double lr, const std::string& save, int64_t good, int64_t epoch,
+                                    float loss) {
   const char* what = std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf";
   const std::string when = epoch == good + 1
                                ? fmt::format("at epoch {}", epoch)
                                : fmt::format("between epochs {} and {}", good + 1, epoch);
   std::string kept;
   std::error_code error;
-  if (!a.save.empty())
-    kept = std::filesystem::exists(a.save, error)
-               ? "; " + a.save + " keeps the last good checkpoint"
-               : "; no checkpoint written";
+  if (!save.empty())
+    kept = std::filesystem::exists(save, error) ? "; " + save + " keeps the last good checkpoint"
+                                                : "; no checkpoint written";
   fmt::print(stderr,
              "torchlet: error: training stopped: the loss became {} {}. The learning rate is "
              "probably too high: try a smaller --lr than {}{}\n",
-             what, when, a.lr, kept);
+             what, when, lr, kept);
   throw ExitStatus{kExitNonFiniteLoss};
 }
 
@@ -241,7 +225,9 @@ void run_train(const TrainArgs& a) {
   const int64_t train_rows = X_train.size(0), test_rows = X_test.size(0);
   TORCHLET_CHECK(a.batch_size <= train_rows, "--batch-size: Expected at most ", train_rows,
                  " (the training rows), but got ", a.batch_size);
-  const ScalerParams scaler = scale(a.scale, X_train, X_test);
+  // The test part is scaled with the training part's parameters.
+  const data::ScalerParams scaler = data::ScalerParams::fit(a.scale, X_train);
+  X_train = scaler.transform(X_train), X_test = scaler.transform(X_test);
 
   const int64_t features = ds.X.size(1), classes = static_cast<int64_t>(ds.class_names.size());
   std::vector<int64_t> widths{features};
@@ -260,7 +246,7 @@ void run_train(const TrainArgs& a) {
   if (resumed) check_resumable(*resumed, a.resume, card, a.epochs);
   const int64_t start = resumed ? resumed->epochs : 0;
   manual_seed(a.seed);
-  auto model = make_mlp(widths);
+  auto model = nn::make_mlp(widths);
   model->to(device);
   X_train = X_train.to(device), X_test = X_test.to(device);
   y_train = y_train.to(device), y_test = y_test.to(device);
@@ -298,46 +284,45 @@ void run_train(const TrainArgs& a) {
   StopSignals::stop_if_received("before training", a.json);
 
   ProgressBar bar(a.epochs - start, !a.json && stderr_is_terminal(), stderr_style());
-  FitOptions fit_options{a.epochs - start, a.batch_size,  a.record_every, a.seed,
-                         !a.eager,         a.print_every, start};
-  fit_options.graph = a.graph_on    ? FitOptions::Graph::On
-                      : a.graph_off ? FitOptions::Graph::Off
-                                    : FitOptions::Graph::Auto;
-  // The loss is checked at every epoch the loop reports on the CPU, where reading it is free;
-  // elsewhere only when it is read anyway (printed, drawn) and at the end.
-  int64_t good_epoch = start, bad_epoch = 0;
-  float bad_loss = 0.0f;
-  FitResult fit = cli::fit(
-      *model, *optimizer, X_train, y_train, fit_options, [&](int64_t epoch, const Tensor& loss) {
-        const bool print = a.print_every && epoch % a.print_every == 0;
-        const bool draw = !print && bar.due();
-        if (!print && !draw && !device.is_cpu()) return StopSignals::received() == 0;
-        const float value = loss.item();
-        if (!std::isfinite(value)) {
-          bad_epoch = epoch;
-          bad_loss = value;
-          return false;
-        }
-        good_epoch = epoch;
-        if (print) {
-          bar.clear();
-          fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, value);
-          flush_output(out, a.json ? "stderr" : "stdout");
-        } else if (draw) {
-          bar.draw(epoch - start, value);
-        }
-        return StopSignals::received() == 0;
-      });
+  TrainOptions options{.epochs = a.epochs - start,
+                       .batch_size = a.batch_size,
+                       .seed = a.seed,
+                       .record_every = a.record_every,
+                       .print_every = a.print_every,
+                       .epochs_before = start,
+                       .execution = a.eager ? Execution::Eager : Execution::Auto,
+                       .graph = a.graph_on    ? CudaGraph::On
+                                : a.graph_off ? CudaGraph::Off
+                                              : CudaGraph::Auto};
+  const int64_t batches = a.batch_size ? (train_rows + a.batch_size - 1) / a.batch_size : 1;
+  const std::string refusal = graph_refusal(device, batches, *optimizer);
+  TORCHLET_CHECK(!a.graph_on || refusal.empty(),
+                 "--graph: Expected a run a CUDA graph can replay, but ", refusal);
+  options.should_stop = [] { return StopSignals::received() != 0; };
+  // The loss is read (and train() checks it) at every epoch on the CPU, where reading it is
+  // free; elsewhere only when it is shown (printed, drawn) and at the end.
+  options.on_epoch = [&](const EpochInfo& info) {
+    const int64_t epoch = info.epoch();
+    const bool print = a.print_every && epoch % a.print_every == 0;
+    const bool draw = !print && bar.due();
+    if ((!print && !draw) || !std::isfinite(info.value())) return true;
+    if (print) {
+      bar.clear();
+      fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, info.value());
+      flush_output(out, a.json ? "stderr" : "stdout");
+    } else {
+      bar.draw(epoch - start, info.value());
+    }
+    return true;
+  };
+  const TrainResult fit = train(*model, *optimizer, X_train, y_train, options);
   bar.clear();
   const int signal = StopSignals::received();
   // From here on a second signal waits: the checkpoint, the plot and the JSON are written whole.
   const FinalWrites final_writes;
   card.epochs = start + fit.epochs_done;
-  if (bad_epoch == 0 && !std::isfinite(fit.final_loss)) {
-    bad_epoch = card.epochs;
-    bad_loss = fit.final_loss;
-  }
-  if (bad_epoch != 0) stop_at_nonfinite(a, good_epoch, bad_epoch, bad_loss);
+  if (fit.stop == StopReason::NonFinite)
+    stop_at_nonfinite(a.lr, a.save, fit.last_finite_epoch, fit.nonfinite_epoch, fit.nonfinite_loss);
   const bool plot = !a.no_plot && !fit.losses.empty();
   const std::string title =
       fmt::format("Training loss: MLP {} on {}, {}", widths_str(widths), data_name, device.str());

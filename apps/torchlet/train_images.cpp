@@ -1,7 +1,7 @@
 // The image path of `torchlet train`: loads the data set once (float32, 188 MB for
 // Fashion-MNIST's 60,000 training images) onto the training device, where data::DataLoader
-// gathers each shuffled batch without a host copy, then trains epoch by epoch with autograd and
-// the chosen optimizer, evaluating on the whole test set after each epoch.
+// gathers each shuffled batch without a host copy, then trains with torchlet::train (autograd
+// and the chosen optimizer), evaluating on the whole test set after each epoch.
 #include "train_images.h"
 
 #include <fmt/core.h>
@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
-#include "image_models.h"
 #include "json_output.h"
 #include "outputs.h"
 #include "stop_signals.h"
@@ -22,6 +22,8 @@
 #include "torchlet/data/idx.h"
 #include "torchlet/data/loader.h"
 #include "torchlet/report/metrics.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
 #include "torchlet/version.h"
 #include "train_report.h"
 
@@ -33,10 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-void finish_device_work(const Device& device) {
-  if (device.is_cuda()) cuda::synchronize(device.index());
 }
 
 // The model's predicted class for every test image, in batches that bound the activations.
@@ -84,8 +82,9 @@ void run_train_images(const ImageTrainArgs& a) {
                  "--batch-size: Expected a number in [1, ", train_n,
                  "] (the training images), but got ", a.batch_size);
   manual_seed(a.seed);
-  const ImageModel built = make_image_model(a.model, a.hidden.empty() ? kImageMlpHidden : a.hidden,
-                                            shape[1], shape[2], shape[3], classes);
+  const nn::ImageModel built =
+      nn::make_image_model(a.model, a.hidden.empty() ? nn::kImageMlpHidden : a.hidden, shape[1],
+                           shape[2], shape[3], classes);
   nn::Sequential& model = *built.net;
   model.to(a.device);
   // The data set moves to the training device once; the host copy is released.
@@ -114,66 +113,56 @@ void run_train_images(const ImageTrainArgs& a) {
   StopSignals::stop_if_received("before training", a.json);
 
   std::vector<EpochRecord> records;
-  std::vector<double> plot_x, plot_y;
   std::vector<int64_t> predicted;
   double train_s = 0.0;
-  int64_t epochs_done = 0;
   const bool show_bar = !a.json && stderr_is_terminal();
-  for (int64_t epoch = 1; epoch <= epochs && StopSignals::received() == 0; ++epoch) {
-    ProgressBar bar(loader.size(), show_bar, stderr_style(),
-                    fmt::format("epoch {}/{}: batch", epoch, epochs));
-    // Losses are summed on the device and read once per plot point (no sync per batch).
-    Tensor epoch_sum = zeros({}, TensorOptions(a.device)), window = epoch_sum;
-    int64_t batch = 0, window_batches = 0;
-    const auto start = Clock::now();
-    for (const data::Batch& b : loader) {
-      optimizer->zero_grad();
-      Tensor loss = cross_entropy(model(b.input), b.target);
-      loss.backward();
-      optimizer->step();
-      ++batch, ++window_batches;
-      {
-        NoGradGuard no_grad;
-        window = window + loss.detach();
-      }
-      if (window_batches == a.record_every || batch == loader.size()) {
-        const double mean = window.item() / static_cast<double>(window_batches);
-        plot_x.push_back(static_cast<double>(epoch - 1) +
-                         static_cast<double>(batch) / static_cast<double>(loader.size()));
-        plot_y.push_back(mean);
-        epoch_sum = epoch_sum + window;
-        window = zeros({}, TensorOptions(a.device));
-        window_batches = 0;
-      }
-      if (bar.due()) {
-        const double rate = static_cast<double>(batch * a.batch_size) / seconds_since(start);
-        bar.draw(batch, plot_y.empty() ? NAN : static_cast<float>(plot_y.back()),
-                 fmt::format("  {:.0f} images/s", rate));
-      }
-      if (StopSignals::received() != 0) break;
+  std::optional<ProgressBar> bar;
+  auto start = Clock::now();
+  TrainOptions options{.epochs = epochs,
+                       .record_every_batches = a.record_every,
+                       .execution = Execution::Eager,
+                       .stop_within_epoch = true};
+  options.should_stop = [] { return StopSignals::received() != 0; };
+  options.on_batch = [&](int64_t epoch, int64_t batch, const Tensor& loss) {
+    if (batch == 0)
+      bar.emplace(loader.size(), show_bar, stderr_style(),
+                  fmt::format("epoch {}/{}: batch", epoch, epochs));
+    if (bar->due()) {
+      const double rate = static_cast<double>((batch + 1) * a.batch_size) / seconds_since(start);
+      bar->draw(batch + 1, loss.item(), fmt::format("  {:.0f} images/s", rate));
     }
-    finish_device_work(a.device);
+    if (batch + 1 == loader.size()) bar->clear();
+    return true;
+  };
+  // Each epoch's loss is read here (the wait for the device's work ends its time), then the
+  // model is evaluated outside the timed part.
+  options.on_epoch = [&](const EpochInfo& info) {
+    const double loss = info.value();
     const double seconds = seconds_since(start);
-    bar.clear();
-    if (StopSignals::received() != 0) break;
+    if (!std::isfinite(loss)) return true;  // train() stops there
     train_s += seconds;
-    ++epochs_done;
-    const double loss = epoch_sum.item() / static_cast<double>(loader.size());
-    if (!std::isfinite(loss)) {
-      fmt::print(stderr,
-                 "torchlet: error: training stopped: the loss became {} in epoch {}. The learning "
-                 "rate is probably too high: try a smaller --lr than {}\n",
-                 loss, epoch, a.lr);
-      throw ExitStatus{kExitNonFiniteLoss};
-    }
     predicted = predict_all(model, test_x);
     const double rate = static_cast<double>(loader.dataset_size()) / seconds;
-    records.push_back({epoch, loss, accuracy(truth, predicted), seconds, rate});
+    records.push_back({info.epoch(), loss, accuracy(truth, predicted), seconds, rate});
     fmt::print(out,
                "Epoch [{}/{}], Loss: {:.4f}, test accuracy: {:.4f}  ({:.1f} s, {:.0f} images/s)\n",
-               epoch, epochs, loss, records.back().test_acc, seconds, rate);
+               info.epoch(), epochs, loss, records.back().test_acc, seconds, rate);
     flush_output(out, a.json ? "stderr" : "stdout");
+    start = Clock::now();
+    return true;
+  };
+  const TrainResult fit = train(model, *optimizer, loader, options);
+  if (bar) bar->clear();
+  if (fit.stop == StopReason::NonFinite) {  // each epoch's loss is read: seen where it happened
+    fmt::print(stderr,
+               "torchlet: error: training stopped: the loss became {} in epoch {}. The learning "
+               "rate is probably too high: try a smaller --lr than {}\n",
+               static_cast<double>(fit.nonfinite_loss), fit.nonfinite_epoch, a.lr);
+    throw ExitStatus{kExitNonFiniteLoss};
   }
+  const int64_t epochs_done = static_cast<int64_t>(records.size());
+  std::vector<double> plot_y(fit.window_losses.begin(), fit.window_losses.end());
+  const std::vector<double>& plot_x = fit.window_at;
   const int signal = StopSignals::received();
   // From here on a second signal waits: the plot and the JSON are written whole.
   const FinalWrites final_writes;

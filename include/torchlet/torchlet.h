@@ -26,4 +26,7 @@
 #include "torchlet/shape.h"
 #include "torchlet/tensor.h"
 #include "torchlet/threads.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
+#include "torchlet/train/saved_model.h"
 #include "torchlet/version.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "torchlet/data/dataset.h"
@@ -63,7 +64,54 @@ Tensor map_values(const Table& table, F f) {
   return tensor(out, {table.rows, table.cols});
 }
 
+// Parameters of a scaler made from them: one value per feature, finite, scale != 0.
+void check_params(const std::vector<double>& scale, const std::vector<double>& offset,
+                  const char* offset_name, const char* caller) {
+  TORCHLET_CHECK(!scale.empty() && scale.size() == offset.size(), "Expected ", caller,
+                 "'s scale and ", offset_name, " with the same number (>= 1) of values, but got ",
+                 scale.size(), " and ", offset.size());
+  for (std::size_t c = 0; c < scale.size(); ++c)
+    TORCHLET_CHECK(std::isfinite(scale[c]) && scale[c] != 0 && std::isfinite(offset[c]),
+                   "Expected ", caller, "'s parameters finite with scale != 0, but got scale ",
+                   scale[c], " and ", offset_name, " ", offset[c], " for feature ", c);
+}
+
 }  // namespace
+
+MinMaxScaler::MinMaxScaler(std::vector<double> scale, std::vector<double> min)
+    : scale_(std::move(scale)), min_(std::move(min)) {
+  check_params(scale_, min_, "min", "MinMaxScaler");
+}
+
+StandardScaler::StandardScaler(std::vector<double> mean, std::vector<double> scale)
+    : mean_(std::move(mean)), scale_(std::move(scale)) {
+  check_params(scale_, mean_, "mean", "StandardScaler");
+}
+
+ScalerParams ScalerParams::fit(const std::string& kind, const Tensor& X) {
+  ScalerParams params{kind, {}, {}, {}};
+  if (kind == "minmax") {
+    MinMaxScaler scaler;
+    scaler.fit(X);
+    params.scale = scaler.scale(), params.min = scaler.min();
+  } else if (kind == "standard") {
+    StandardScaler scaler;
+    scaler.fit(X);
+    params.scale = scaler.scale(), params.mean = scaler.mean();
+  } else {
+    TORCHLET_CHECK(kind == "none", "Expected a scaler minmax, standard or none, but got '", kind,
+                   "'");
+  }
+  return params;
+}
+
+Tensor ScalerParams::transform(const Tensor& X) const {
+  if (kind == "minmax") return MinMaxScaler(scale, min).transform(X);
+  if (kind == "standard") return StandardScaler(mean, scale).transform(X);
+  TORCHLET_CHECK(kind == "none", "Expected a scaler minmax, standard or none, but got '", kind,
+                 "'");
+  return X;
+}
 
 MinMaxScaler& MinMaxScaler::fit(const Tensor& X) {
   const Table table = read_fit_table(X, "MinMaxScaler.fit");

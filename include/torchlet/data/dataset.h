@@ -31,13 +31,19 @@ struct Split {
 Split train_test_split(const Tensor& X, const Tensor& y, double test_size = 0.25,
                        uint64_t random_state = 0);
 // The row indices that split picks: {train, test}.
-std::pair<std::vector<int64_t>, std::vector<int64_t>> train_test_indices(
-    int64_t n, double test_size, uint64_t random_state);
+std::pair<std::vector<int64_t>, std::vector<int64_t>> train_test_indices(int64_t n,
+                                                                         double test_size,
+                                                                         uint64_t random_state);
 
 // Scales each column to [0, 1] with the training data's min and max, as scikit-learn's
 // MinMaxScaler does (a constant column gets scale 1). Works on CPU tensors [rows, features].
 class MinMaxScaler {
  public:
+  MinMaxScaler() = default;
+  // A fitted scaler from its parameters (a checkpoint's): transform computes x * scale + min.
+  // data_min() and data_max() stay empty. Throws torchlet::Error unless both have the same
+  // length >= 1 and are finite, with scale != 0.
+  MinMaxScaler(std::vector<double> scale, std::vector<double> min);
   MinMaxScaler& fit(const Tensor& X);
   Tensor transform(const Tensor& X) const;
   Tensor fit_transform(const Tensor& X) { return fit(X).transform(X); }
@@ -54,6 +60,10 @@ class MinMaxScaler {
 // StandardScaler; a constant column gets scale 1).
 class StandardScaler {
  public:
+  StandardScaler() = default;
+  // A fitted scaler from its parameters: transform computes (x - mean) / scale. Throws
+  // torchlet::Error unless both have the same length >= 1 and are finite, with scale != 0.
+  StandardScaler(std::vector<double> mean, std::vector<double> scale);
   StandardScaler& fit(const Tensor& X);
   Tensor transform(const Tensor& X) const;
   Tensor fit_transform(const Tensor& X) { return fit(X).transform(X); }
@@ -62,6 +72,19 @@ class StandardScaler {
 
  private:
   std::vector<double> mean_, scale_;
+};
+
+// A fitted scaler's kind and parameters, with scikit-learn's attribute names, as a checkpoint
+// keeps them: "minmax" (scale, min), "standard" (scale, mean) or "none".
+struct ScalerParams {
+  std::string kind = "none";
+  std::vector<double> scale, min, mean;
+
+  // Fits the scaler `kind` names to X (none: nothing to fit).
+  static ScalerParams fit(const std::string& kind, const Tensor& X);
+  // X [rows, features] float32 scaled by the scaler these parameters make (MinMaxScaler or
+  // StandardScaler: the same values as the fitted one's transform); X itself for "none".
+  Tensor transform(const Tensor& X) const;
 };
 
 }  // namespace torchlet::data

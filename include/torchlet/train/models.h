@@ -1,6 +1,6 @@
-// The two image classifiers of `torchlet train --data fashion-mnist` and `torchlet bench
-// images`: an MLP over the flattened pixels, and a small CNN (two conv+ReLU+pool blocks, two
-// Linear layers), built the way PyTorch's nn.Sequential would hold them.
+// The model builders of `torchlet train` and `torchlet bench`: the tabular MLP, and the two
+// image classifiers (an MLP over the flattened pixels and a small CNN: two conv+ReLU+pool
+// blocks, two Linear layers), built the way PyTorch's nn.Sequential would hold them.
 #pragma once
 
 #include <cstdint>
@@ -8,15 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "torchlet/torchlet.h"
+#include "torchlet/nn/layers.h"
 
-namespace torchlet::cli {
+namespace torchlet::nn {
+
+// An MLP: Linear layers of the given widths (inputs, hidden..., classes) with ReLU between.
+std::shared_ptr<Sequential> make_mlp(const std::vector<int64_t>& widths);
 
 // The default hidden widths of the image MLP (784-256-128-10 on Fashion-MNIST).
 inline const std::vector<int64_t> kImageMlpHidden{256, 128};
 
 struct ImageModel {
-  std::shared_ptr<nn::Sequential> net;
+  std::shared_ptr<Sequential> net;
   std::string description;  // "MLP 784-256-128-10" or "CNN conv 1-32-64, Linear 3136-128-10"
 };
 
@@ -28,4 +31,4 @@ struct ImageModel {
 ImageModel make_image_model(const std::string& model, const std::vector<int64_t>& hidden,
                             int64_t channels, int64_t height, int64_t width, int64_t classes);
 
-}  // namespace torchlet::cli
+}  // namespace torchlet::nn

@@ -1,6 +1,6 @@
 // SavedModel to and from a checkpoint's string metadata: names as they are, numbers and lists
 // as JSON text (doubles with all 17 digits, so scaler parameters round-trip exactly).
-#include "saved_model.h"
+#include "torchlet/train/saved_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "torchlet/error.h"
 
-namespace torchlet::cli {
+namespace torchlet {
 namespace {
 
 using nlohmann::json;
@@ -204,35 +204,4 @@ SavedModel read_saved_model(const std::string& path) {
   return saved;
 }
 
-void check_resumable(const SavedModel& saved, const std::string& path, const SavedModel& fresh,
-                     int64_t epochs) {
-  const std::string where = "--resume " + path + ": ";
-  TORCHLET_CHECK(saved.features == fresh.features, where, "Expected data with the checkpoint's ",
-                 "features ", json(saved.features).dump(), ", but got ",
-                 json(fresh.features).dump());
-  TORCHLET_CHECK(saved.classes == fresh.classes, where, "Expected data with the checkpoint's ",
-                 "classes ", json(saved.classes).dump(), ", but got ", json(fresh.classes).dump());
-  TORCHLET_CHECK(saved.layers == fresh.layers, where, "Expected the checkpoint's layer widths ",
-                 json(saved.layers).dump(), " (give its --hidden), but this run makes ",
-                 json(fresh.layers).dump());
-  TORCHLET_CHECK(saved.scaler.kind == fresh.scaler.kind, where, "Expected the checkpoint's ",
-                 "--scale ", saved.scaler.kind, ", but got ", fresh.scaler.kind);
-  TORCHLET_CHECK(saved.epochs < epochs, where, "Expected --epochs (the total) above the ",
-                 saved.epochs, " epochs the checkpoint has done, but got ", epochs);
-}
-
-Tensor apply_scaler(const ScalerParams& scaler, const Tensor& X) {
-  if (scaler.kind == "none") return X;
-  const int64_t cols = X.size(1);
-  std::vector<float> values = X.to_vector<float>();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto c = static_cast<std::size_t>(static_cast<int64_t>(i) % cols);
-    const double x = values[i];
-    values[i] =
-        static_cast<float>(scaler.kind == "minmax" ? x * scaler.scale[c] + scaler.min[c]
-                                                   : (x - scaler.mean[c]) / scaler.scale[c]);
-  }
-  return tensor(values, X.shape());
-}
-
-}  // namespace torchlet::cli
+}  // namespace torchlet
