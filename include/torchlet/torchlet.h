@@ -13,6 +13,7 @@
 #include "torchlet/functional.h"
 #include "torchlet/nn/activations.h"
 #include "torchlet/nn/checkpoint.h"
+#include "torchlet/nn/containers.h"
 #include "torchlet/nn/fused.h"
 #include "torchlet/nn/layers.h"
 #include "torchlet/nn/loss.h"
