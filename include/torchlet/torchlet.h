@@ -15,6 +15,7 @@
 #include "torchlet/nn/checkpoint.h"
 #include "torchlet/nn/containers.h"
 #include "torchlet/nn/fused.h"
+#include "torchlet/nn/init.h"
 #include "torchlet/nn/layers.h"
 #include "torchlet/nn/loss.h"
 #include "torchlet/nn/module.h"
