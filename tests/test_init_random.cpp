@@ -1,7 +1,7 @@
-// Issue 14 item 10: randint, randperm, the in-place normal_/uniform_/bernoulli_ and nn::init,
-// tested statistically with bounds that a wrong distribution cannot meet (means and standard
-// deviations within 5 standard errors, the exact bounds of uniform draws, orthogonality to
-// float precision).
+// Issue 14 item 10: randint, randperm, the in-place normal_/uniform_/bernoulli_, nn::init and
+// the layers' default initialisation, tested statistically with bounds that a wrong
+// distribution cannot meet (means and standard deviations within 5 standard errors, the exact
+// bounds of uniform draws, orthogonality to float precision).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -186,6 +186,25 @@ TEST(NnInit, OrthogonalGivesOrthonormalRowsOrColumns) {
   nn::init::orthogonal_(b);
   EXPECT_NE(a.to_vector<float>(), b.to_vector<float>());
   expect_normal(a, 0.0, 1.0 / 8.0);
+}
+
+TEST(NnInit, LayersStartAsPyTorchs) {
+  manual_seed(7);
+  nn::Conv1d conv1d(4, 64, 3);  // fan_in 12
+  expect_uniform(conv1d.weight, -1 / std::sqrt(12.0), 1 / std::sqrt(12.0));
+  expect_uniform(conv1d.bias, -1 / std::sqrt(12.0), 1 / std::sqrt(12.0));
+  // The transposed weight [in, out, kh, kw]: PyTorch's fan_in is out * kh * kw = 144, not 27.
+  nn::ConvTranspose2d deconv(3, 16, 3);
+  expect_uniform(deconv.weight, -1 / 12.0, 1 / 12.0);
+  EXPECT_LE(stats_of(deconv.bias).max, 1 / 12.0);
+  EXPECT_GE(stats_of(deconv.bias).min, -1 / 12.0);
+  nn::Embedding embedding(1000, 16, -1);
+  EXPECT_EQ(embedding.padding_idx, 999);
+  expect_normal(embedding.weight.narrow(0, 0, 999), 0.0, 1.0);
+  for (float x : embedding.weight[999].to_vector<float>()) EXPECT_EQ(x, 0.0f);
+  nn::GroupNorm norm(2, 6);
+  EXPECT_EQ(norm.weight.to_vector<float>(), std::vector<float>(6, 1.0f));
+  EXPECT_EQ(norm.bias.to_vector<float>(), std::vector<float>(6, 0.0f));
 }
 
 }  // namespace
