@@ -60,7 +60,9 @@ TEST(Random, InPlaceDrawsHaveTheirDistributions) {
   base.narrow(1, 2, 3).fill_(7.0).normal_();
   const std::vector<float> b = base.to_vector<float>();
   for (int i = 0; i < 24; ++i) {
-    if (i % 6 < 2 || i % 6 > 4) EXPECT_EQ(b[i], 0.0f);
+    if (i % 6 < 2 || i % 6 > 4) {
+      EXPECT_EQ(b[i], 0.0f);
+    }
   }
   EXPECT_NE(b[2], 7.0f);
   EXPECT_EQ(testing::error_of([] { zeros({2}, kInt64).normal_(); }),

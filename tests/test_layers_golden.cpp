@@ -1,7 +1,9 @@
 // The layers of issue 14 item 6 against PyTorch (tests/fixtures/layers_golden.json, written by
 // make_layers_golden.py): conv1d, conv_transpose2d, avg_pool2d, adaptive_avg_pool2d, max_pool1d,
 // group_norm and embedding with padding_idx, forward and backward; their gradients against
-// central differences; the same on a GPU against the CPU; and their error messages.
+// central differences; the modules (repr, Dropout2d's channels); the same on a GPU against the
+// CPU; and their error messages.
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -139,6 +141,76 @@ TEST(LayersGolden, ErrorsNameWhatWasExpected) {
               embedding(tensor({0, 1}), zeros({3, 2}), 3);
             }),
             "embedding: Expected padding_idx in [-3, 3), but got 3");
+}
+
+TEST(LayerModules, PrintAsPyTorchsRepr) {
+  // PyTorch 1.13's reprs of the same layers (Dropout2d's without inplace, as Dropout's).
+  const std::vector<std::pair<std::shared_ptr<nn::Module>, std::string>> cases = {
+      {std::make_shared<nn::Conv1d>(4, 8, 3, 2, 1),
+       "Conv1d(4, 8, kernel_size=(3,), stride=(2,), padding=(1,))"},
+      {std::make_shared<nn::ConvTranspose2d>(3, 16, 3, 2, 0, 1, false),
+       "ConvTranspose2d(3, 16, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1), "
+       "bias=False)"},
+      {std::make_shared<nn::GroupNorm>(2, 6), "GroupNorm(2, 6, eps=1e-05, affine=True)"},
+      {std::make_shared<nn::Embedding>(10, 3, 0), "Embedding(10, 3, padding_idx=0)"},
+      {std::make_shared<nn::MaxPool1d>(3, 2),
+       "MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=False)"},
+      {std::make_shared<nn::AvgPool2d>(2, 2, 1),
+       "AvgPool2d(kernel_size=(2, 2), stride=(2, 2), padding=(1, 1))"},
+      {std::make_shared<nn::AdaptiveAvgPool2d>(1), "AdaptiveAvgPool2d(output_size=(1, 1))"},
+      {std::make_shared<nn::Dropout2d>(0.25), "Dropout2d(p=0.25)"},
+  };
+  for (const auto& [module, want] : cases) {
+    std::ostringstream out;
+    out << *module;
+    EXPECT_EQ(out.str(), want);
+  }
+}
+
+TEST(LayerModules, RunTheirFunctions) {
+  manual_seed(2);
+  nn::ConvTranspose2d deconv(2, 3, 3, 2, 1, 1);
+  const Tensor x = testing::random_tensor({2, 2, 4, 5}, 3);
+  EXPECT_EQ(deconv(x).to_vector<float>(),
+            conv_transpose2d(x, deconv.weight, deconv.bias, 2, 1, 1).to_vector<float>());
+  EXPECT_EQ(deconv(x).shape(), Shape({2, 3, 8, 10}));
+  nn::Conv1d conv(2, 4, 3, 1, 1);
+  const Tensor seq = testing::random_tensor({2, 2, 9}, 4);
+  EXPECT_EQ(conv(seq).to_vector<float>(),
+            conv1d(seq, conv.weight, conv.bias, 1, 1).to_vector<float>());
+  nn::Embedding table(5, 2, 1);
+  const Tensor idx = tensor({1, 4, 1});
+  EXPECT_EQ(table(idx).shape(), Shape({3, 2}));
+  EXPECT_EQ(table(idx)[0].to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(table(idx)[1].to_vector<float>(), table.weight[4].to_vector<float>());
+  nn::GroupNorm norm(2, 4);
+  EXPECT_EQ(norm(x.reshape({2, 4, 2, 5})).to_vector<float>(),
+            group_norm(x.reshape({2, 4, 2, 5}), 2, norm.weight, norm.bias).to_vector<float>());
+  EXPECT_EQ(nn::AvgPool2d(2)(x).shape(), Shape({2, 2, 2, 2}));
+  EXPECT_EQ(nn::AdaptiveAvgPool2d({3, 1})(x).shape(), Shape({2, 2, 3, 1}));
+  EXPECT_EQ(nn::MaxPool1d(2)(seq).shape(), Shape({2, 2, 4}));
+}
+
+TEST(LayerModules, Dropout2dDropsWholeChannels) {
+  manual_seed(9);
+  nn::Dropout2d drop(0.5);
+  Tensor x = ones({16, 32, 3, 3}).set_requires_grad(true);
+  const Tensor y = drop(x);
+  const std::vector<float> v = y.to_vector<float>();
+  int dropped = 0;
+  for (int plane = 0; plane < 16 * 32; ++plane) {
+    const float first = v[plane * 9];
+    ASSERT_TRUE(first == 0.0f || first == 2.0f) << first;
+    for (int i = 1; i < 9; ++i) ASSERT_EQ(v[plane * 9 + i], first) << "plane " << plane;
+    dropped += first == 0.0f;
+  }
+  EXPECT_NEAR(dropped / 512.0, 0.5, 5 * std::sqrt(0.25 / 512));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), v);  // d y / d x is the mask
+  drop.eval();
+  EXPECT_TRUE(drop(x).is_same(x));
+  EXPECT_EQ(testing::error_of([] { dropout2d(ones({4}), 0.5); }),
+            "dropout2d: Expected an input of at least 2 dimensions [N, C, ...], but got shape [4]");
 }
 
 TEST(CudaLayersGolden, MatchTheCpu) {
