@@ -215,4 +215,35 @@ Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
 // Merges dimensions start_dim..end_dim into one: [N, C, H, W] -> [N, C*H*W] by default.
 Tensor flatten(const Tensor& input, int64_t start_dim = 1, int64_t end_dim = -1);
 
+// --- more layers' functions (issue 14): composites of the ops above unless said otherwise ----
+// 1-d convolution: input [N, C, L], weight [OC, C, k], bias [OC] -> [N, OC, (L + 2p - k) / s + 1]
+// (conv2d on [N, C, 1, L]).
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+              int64_t stride = 1, int64_t padding = 0);
+// The adjoint of conv2d (a "deconvolution"): input [N, C, H, W], weight [C, OC, kh, kw] ->
+// [N, OC, (H - 1) sh - 2 ph + kh + oph, ...]; output_padding (less than stride) adds to the
+// bottom and right. Its own op, on conv2d's im2col/col2im and GEMM kernels.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+                        Size2 stride = 1, Size2 padding = 0, Size2 output_padding = 0);
+// The mean of each kernel_size window of [N, C, H, W], padding counted as zeros (PyTorch's
+// count_include_pad=True); stride defaults to kernel_size (pass 0).
+Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride = 0, Size2 padding = 0);
+// [N, C, H, W] -> [N, C, oh, ow]: output pixel (i, j) is the mean of rows floor(i H / oh) to
+// ceil((i + 1) H / oh) - 1 and the columns likewise, as PyTorch's.
+Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
+// The largest value of each window along the last dimension of [N, C, L].
+Tensor max_pool1d(const Tensor& input, int64_t kernel_size, int64_t stride = 0,
+                  int64_t padding = 0);
+// input [N, C, ...] normalised over each of num_groups groups of C / num_groups channels (and
+// every position), then * weight [C] + bias [C] (either may be undefined).
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// While training, zeroes whole channels of [N, C, ...] with probability p (one draw per sample
+// and channel) and scales the rest by 1 / (1 - p); otherwise returns input.
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true);
+// The rows of weight [num_embeddings, dim] that input (int64, any shape) lists: input's shape
+// plus [dim]. The row padding_idx gets no gradient.
+Tensor embedding(const Tensor& input, const Tensor& weight,
+                 std::optional<int64_t> padding_idx = std::nullopt);
+
 }  // namespace torchlet

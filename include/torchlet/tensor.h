@@ -62,6 +62,11 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& fill_(double value);
   Tensor& zero_() { return fill_(0.0); }
+  // In place from the generator manual_seed() sets (float32; PyTorch's names): normal values of
+  // mean and std, uniform in [from, to), 1 with probability p and 0 otherwise.
+  Tensor& normal_(double mean = 0.0, double std = 1.0);
+  Tensor& uniform_(double from = 0.0, double to = 1.0);
+  Tensor& bernoulli_(double p = 0.5);
   // Raw pointer to the first element, in the tensor's device memory.
   template <typename T>
   T* data_ptr() const;
@@ -302,5 +307,11 @@ Tensor uniform(const Shape& shape, double low, double high, const TensorOptions&
 // 0, 1, ..., end - 1 (int64 unless options say float32).
 Tensor arange(int64_t end, const TensorOptions& options = kInt64);
 Tensor arange(int64_t start, int64_t end, int64_t step = 1, const TensorOptions& options = kInt64);
+// Integers uniform in [low, high) (int64 unless options say float32), and a random
+// permutation of 0, 1, ..., n - 1, from the generator manual_seed() sets.
+Tensor randint(int64_t low, int64_t high, const Shape& shape,
+               const TensorOptions& options = kInt64);
+Tensor randint(int64_t high, const Shape& shape, const TensorOptions& options = kInt64);
+Tensor randperm(int64_t n, const TensorOptions& options = kInt64);
 
 }  // namespace torchlet

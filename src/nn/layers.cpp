@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "nn/repr.h"
 #include "torchlet/error.h"
 #include "torchlet/functional.h"
 
@@ -29,19 +30,6 @@ std::string Linear::name() const {
 }
 
 Tensor ReLU::forward(const Tensor& input) { return relu(input); }
-
-namespace {
-
-std::string pair_text(Size2 s) {
-  std::string text = "(";
-  text += std::to_string(s.h);
-  text += ", ";
-  text += std::to_string(s.w);
-  text += ")";
-  return text;
-}
-
-}  // namespace
 
 Conv2d::Conv2d(int64_t in, int64_t out, Size2 kernel, Size2 stride_, Size2 padding_, bool with_bias)
     : in_channels(in), out_channels(out), kernel_size(kernel), stride(stride_), padding(padding_) {

@@ -40,13 +40,33 @@ Module::~Module() = default;
 
 Tensor Module::operator()(const Tensor& input) {
   if (!hooks_ || (hooks_->pre.empty() && hooks_->post.empty())) return forward(input);
-  // Copies of the lists, so a hook may remove itself (or others) while they run.
   Tensor x = input;
+  return call(x, [&] { return forward(x); });
+}
+
+Tensor Module::operator()(const std::vector<Tensor>& inputs) {
+  TORCHLET_CHECK(!inputs.empty(), name(), ": Expected at least one input, but got none");
+  std::vector<Tensor> xs = inputs;
+  return call(xs[0], [&] { return forward(xs); });
+}
+
+Tensor Module::forward(const Tensor& input) { return forward(std::vector<Tensor>{input}); }
+
+Tensor Module::forward(const std::vector<Tensor>& inputs) {
+  TORCHLET_CHECK(false, name(), ": Expected a module that overrides forward(input) or forward(",
+                 "inputs), but got one that overrides neither (called with ", inputs.size(),
+                 " inputs)");
+  return Tensor();
+}
+
+Tensor Module::call(Tensor& first, const std::function<Tensor()>& forward) {
+  if (!hooks_) return forward();
+  // Copies of the lists, so a hook may remove itself (or others) while they run.
   for (auto [id, hook] : std::vector(hooks_->pre))
-    if (std::optional<Tensor> replaced = hook(*this, x)) x = *replaced;
-  Tensor y = forward(x);
+    if (std::optional<Tensor> replaced = hook(*this, first)) first = *replaced;
+  Tensor y = forward();
   for (auto [id, hook] : std::vector(hooks_->post))
-    if (std::optional<Tensor> replaced = hook(*this, x, y)) y = *replaced;
+    if (std::optional<Tensor> replaced = hook(*this, first, y)) y = *replaced;
   return y;
 }
 

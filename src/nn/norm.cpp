@@ -1,5 +1,5 @@
-// LayerNorm and BatchNorm: parameters and buffers as PyTorch initialises them, forward through
-// functional.h's layer_norm and batch_norm.
+// LayerNorm, GroupNorm and BatchNorm: parameters and buffers as PyTorch initialises them, forward
+// through functional.h's layer_norm, group_norm and batch_norm.
 #include "torchlet/nn/norm.h"
 
 #include <sstream>
@@ -67,6 +67,29 @@ std::string BatchNorm::name() const {
   out << "BatchNorm" << dims_ << "d(" << num_features << ", eps=" << eps
       << ", momentum=" << momentum << ", affine=" << (weight.defined() ? "True" : "False")
       << ", track_running_stats=" << (running_mean.defined() ? "True" : "False") << ")";
+  return out.str();
+}
+
+GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps_, bool affine)
+    : num_groups(groups), num_channels(channels), eps(eps_) {
+  TORCHLET_CHECK(groups >= 1 && channels % groups == 0, "GroupNorm: Expected num_groups >= 1 ",
+                 "dividing num_channels ", channels, ", but got num_groups ", groups);
+  if (affine) {
+    weight = register_parameter("weight", ones({channels}));
+    bias = register_parameter("bias", zeros({channels}));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& input) {
+  TORCHLET_CHECK(input.dim() >= 2 && input.size(1) == num_channels, "GroupNorm: Expected input ",
+                 "[N, ", num_channels, ", ...], but got shape ", input.shape());
+  return group_norm(input, num_groups, weight, bias, eps);
+}
+
+std::string GroupNorm::name() const {
+  std::ostringstream out;
+  out << "GroupNorm(" << num_groups << ", " << num_channels << ", eps=" << eps
+      << ", affine=" << (weight.defined() ? "True" : "False") << ")";
   return out.str();
 }
 

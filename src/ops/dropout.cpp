@@ -1,6 +1,7 @@
 // dropout: inverted dropout with a counter-based mask (backends/counter_rng.h), one seed per
 // call drawn from torchlet's generator, so manual_seed() makes it repeatable on every device.
-// The backward multiplies by the same mask.
+// The backward multiplies by the same mask. dropout2d is dropout's mask for whole channels,
+// broadcast over them.
 #include "autograd/node.h"
 #include "core/random_generator.h"
 #include "ops/common.h"
@@ -39,6 +40,17 @@ Tensor dropout(const Tensor& input, double p, bool training) {
     autograd::connect(y, node, {&input});
   }
   return y;
+}
+
+Tensor dropout2d(const Tensor& input, double p, bool training) {
+  ops::check_defined("dropout2d", {"input", input});
+  TORCHLET_CHECK(input.dim() >= 2, "dropout2d: Expected an input of at least 2 dimensions [N, C, ",
+                 "...], but got shape ", input.shape());
+  if (!training || p == 0.0) return dropout(input, p, training);
+  std::vector<int64_t> per_channel(static_cast<std::size_t>(input.dim()), 1);
+  per_channel[0] = input.size(0);
+  per_channel[1] = input.size(1);
+  return input * dropout(ones(Shape(per_channel), input.device()), p, true);
 }
 
 }  // namespace torchlet

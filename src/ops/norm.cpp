@@ -1,5 +1,6 @@
-// layer_norm and batch_norm, composed from reductions and elementwise ops (their gradients come
-// with them), with PyTorch's biased variance for normalising and unbiased running variance.
+// layer_norm, batch_norm and group_norm, composed from reductions and elementwise ops (their
+// gradients come with them), with PyTorch's biased variance for normalising and unbiased running
+// variance.
 #include "ops/common.h"
 #include "torchlet/autograd.h"
 #include "torchlet/functional.h"
@@ -57,6 +58,30 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     variance = running_var.reshape(Shape(along));
   }
   Tensor y = (input - mu) * rsqrt(variance + eps);
+  if (weight.defined()) y = y * weight.reshape(Shape(along));
+  if (bias.defined()) y = y + bias.reshape(Shape(along));
+  return y;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  ops::check_defined("group_norm", {"input", input});
+  TORCHLET_CHECK(input.dim() >= 2, "group_norm: Expected an input of at least 2 dimensions [N, ",
+                 "C, ...], but got shape ", input.shape());
+  const int64_t channels = input.size(1);
+  TORCHLET_CHECK(num_groups >= 1 && channels % num_groups == 0, "group_norm: Expected ",
+                 "num_groups >= 1 dividing the ", channels, " channels, but got num_groups ",
+                 num_groups);
+  std::vector<int64_t> along(static_cast<std::size_t>(input.dim()), 1);
+  along[1] = channels;
+  for (const Tensor* t : {&weight, &bias})
+    TORCHLET_CHECK(!t->defined() || t->shape() == Shape{channels}, "group_norm: Expected ",
+                   t == &weight ? "weight" : "bias", " of shape [", channels, "], but got ",
+                   t->shape());
+  // Each group of each sample is one row, normalised as layer_norm normalises its last dim.
+  const int64_t per_group = input.numel() / std::max<int64_t>(input.size(0) * num_groups, 1);
+  Tensor rows = input.reshape({input.size(0), num_groups, per_group});
+  Tensor y = layer_norm(rows, {per_group}, Tensor(), Tensor(), eps).reshape(input.shape());
   if (weight.defined()) y = y * weight.reshape(Shape(along));
   if (bias.defined()) y = y + bias.reshape(Shape(along));
   return y;

@@ -1,9 +1,11 @@
-// The layers: Linear, ReLU, Conv2d, MaxPool2d, Flatten, Dropout, and Sequential, a container
-// that chains modules.
+// The layers: Linear, ReLU, Conv2d, MaxPool2d, Flatten, Dropout, Sequential (a container that
+// chains modules), and Conv1d, ConvTranspose2d, AvgPool2d, AdaptiveAvgPool2d, MaxPool1d,
+// Dropout2d and Embedding (src/nn/more_layers.cpp).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -102,6 +104,90 @@ class Sequential : public Module {
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
+};
+
+// --- more layers (issue 14), initialised as PyTorch's reset_parameters() does -----------------
+
+// 1-d convolution over [N, C, L] (see conv1d); weight [out, in, k] and bias [out] uniform in
+// +-1/sqrt(in * k) (kaiming_uniform_ with a = sqrt(5)).
+class Conv1d : public Module {
+ public:
+  Conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1,
+         int64_t padding = 0, bool bias = true);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  int64_t in_channels, out_channels, kernel_size, stride, padding;
+  Tensor weight;  // [out_channels, in_channels, kernel_size]
+  Tensor bias;    // [out_channels], undefined when built with bias = false
+};
+
+// The transpose of Conv2d (see conv_transpose2d); weight [in, out, kh, kw] and bias [out]
+// uniform in +-1/sqrt(out * kh * kw): PyTorch's fan_in of that weight is size(1) * kh * kw.
+class ConvTranspose2d : public Module {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, Size2 kernel_size, Size2 stride = 1,
+                  Size2 padding = 0, Size2 output_padding = 0, bool bias = true);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  int64_t in_channels, out_channels;
+  Size2 kernel_size, stride, padding, output_padding;
+  Tensor weight;  // [in_channels, out_channels, kernel_h, kernel_w]
+  Tensor bias;    // [out_channels], undefined when built with bias = false
+};
+
+// The mean of each window (see avg_pool2d); stride defaults to kernel_size.
+class AvgPool2d : public Module {
+ public:
+  explicit AvgPool2d(Size2 kernel_size, Size2 stride = 0, Size2 padding = 0);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  Size2 kernel_size, stride, padding;
+};
+
+// Means over a grid of output_size cells, whatever the input's size (see adaptive_avg_pool2d).
+class AdaptiveAvgPool2d : public Module {
+ public:
+  explicit AdaptiveAvgPool2d(Size2 output_size) : output_size(output_size) {}
+  Tensor forward(const Tensor& input) override { return adaptive_avg_pool2d(input, output_size); }
+  std::string name() const override;
+
+  Size2 output_size;
+};
+
+// The largest value of each window of [N, C, L]; stride defaults to kernel_size.
+class MaxPool1d : public Module {
+ public:
+  explicit MaxPool1d(int64_t kernel_size, int64_t stride = 0, int64_t padding = 0);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  int64_t kernel_size, stride, padding;
+};
+
+// Zeroes whole channels with probability p while training (see dropout2d).
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(double p = 0.5) : Dropout(p) {}
+  Tensor forward(const Tensor& input) override { return dropout2d(input, p, is_training()); }
+  std::string name() const override { return "Dropout2d" + Dropout::name().substr(7); }
+};
+
+// A lookup table: int64 indices of any shape -> their rows of weight [num_embeddings, dim],
+// drawn from N(0, 1); the row padding_idx (negative counts from the end) starts at zero and
+// gets no gradient.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim,
+            std::optional<int64_t> padding_idx = std::nullopt);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  int64_t num_embeddings, embedding_dim;
+  std::optional<int64_t> padding_idx;  // non-negative once built
+  Tensor weight;                       // [num_embeddings, embedding_dim]
 };
 
 }  // namespace torchlet::nn

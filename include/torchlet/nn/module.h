@@ -53,7 +53,17 @@ class Module {
   // The call operator: pre-hooks (each may replace the input), forward(), then forward hooks
   // (each may replace the output), every list in registration order.
   Tensor operator()(const Tensor& input);
-  virtual Tensor forward(const Tensor& input) = 0;
+  // A layer overrides forward(input); by default it is forward({input}).
+  virtual Tensor forward(const Tensor& input);
+  // Several inputs (PyTorch's forward(self, x, mask)): model(x, mask) and model({x, mask}) run
+  // forward(inputs) between the same hooks, which see (and may replace) the first input. A
+  // module taking several tensors overrides this forward; by default it throws.
+  template <typename... More>
+  Tensor operator()(const Tensor& first, const Tensor& second, const More&... more) {
+    return (*this)(std::vector<Tensor>{first, second, more...});
+  }
+  Tensor operator()(const std::vector<Tensor>& inputs);
+  virtual Tensor forward(const std::vector<Tensor>& inputs);
 
   // Registers a child owned elsewhere (usually a member of the derived class); its
   // parameters appear as "name.param". The child must outlive this module.
@@ -104,6 +114,8 @@ class Module {
   virtual std::string name() const;
 
  private:
+  // The hooks around forward: pre-hooks may replace `first`, forward hooks the output.
+  Tensor call(Tensor& first, const std::function<Tensor()>& forward);
   void collect_parameters(const std::string& prefix, bool recurse,
                           std::vector<std::pair<std::string, Tensor>>& out) const;
 

@@ -1,4 +1,5 @@
-// Normalisation layers: LayerNorm over the last dimensions, and BatchNorm1d/2d with running
+// Normalisation layers: LayerNorm over the last dimensions, GroupNorm over groups of channels,
+// and BatchNorm1d/2d with running
 // statistics kept as buffers (updated while training, used in eval()), PyTorch's defaults and
 // initialisation (weight 1, bias 0, running mean 0, running variance 1).
 #pragma once
@@ -53,6 +54,19 @@ class BatchNorm2d : public BatchNorm {
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1,
                        bool affine = true, bool track_running_stats = true)
       : BatchNorm(num_features, 2, eps, momentum, affine, track_running_stats) {}
+};
+
+// Normalises each sample over groups of num_channels / num_groups channels (see group_norm);
+// weight ones and bias zeros [num_channels] with affine.
+class GroupNorm : public Module {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override;
+
+  int64_t num_groups, num_channels;
+  double eps;
+  Tensor weight, bias;  // undefined without affine
 };
 
 }  // namespace torchlet::nn
