@@ -1,9 +1,6 @@
 // embedding: the rows of a weight that an index tensor lists, gathered by index_select's
-// kernel. The backward sums each row's gradients with a GEMM, one_hot(indices)^T dY, in chunks
-// of indices that keep the one-hot matrix under kOneHotFloats; the padding row's column of the
-// one-hot matrix is left out, so that row gets no gradient.
-#include <algorithm>
-
+// kernel. The backward adds each index's gradient row into its weight row (index_add, one pass
+// over the gradient); the padding row's gradient rows are zeroed first, so it gets none.
 #include "autograd/node.h"
 #include "ops/common.h"
 #include "torchlet/functional.h"
@@ -12,25 +9,15 @@ namespace torchlet {
 
 namespace {
 
-constexpr int64_t kOneHotFloats = int64_t{8} << 20;  // 32 MB at most
-
 struct EmbeddingBackward final : autograd::Node {
   const char* name() const override { return "EmbeddingBackward"; }
   autograd::Grads apply(const Tensor& g) override {
-    const int64_t n = indices.numel(), dim = weight_shape[1], rows = weight_shape[0];
-    Tensor dy = g.reshape({n, dim});
-    const Tensor classes = arange(rows, TensorOptions(kInt64).with_device(g.device())).unsqueeze(0);
-    const int64_t chunk =
-        std::clamp<int64_t>(kOneHotFloats / std::max<int64_t>(rows, 1), 1, std::max<int64_t>(n, 1));
-    Tensor dw = zeros(weight_shape, g.device());
-    for (int64_t first = 0; first < n; first += chunk) {
-      const int64_t len = std::min(chunk, n - first);
-      const Tensor one_hot = eq(indices.narrow(0, first, len).unsqueeze(1), classes).to(kFloat32);
-      dw = dw + matmul(one_hot.t(), dy.narrow(0, first, len));
-    }
-    return {Tensor(), dw};
+    Tensor dy = g.reshape({indices.numel(), weight_shape[1]});
+    if (padding_idx) dy = dy * (indices != *padding_idx).unsqueeze(1).to(kFloat32);
+    return {Tensor(), index_add(zeros(weight_shape, g.device()), 0, indices, dy)};
   }
-  Tensor indices;  // [n], the padding index replaced by -1 (no row)
+  Tensor indices;  // [n]
+  std::optional<int64_t> padding_idx;
   Shape weight_shape;
 };
 
@@ -56,7 +43,8 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   out = out.reshape(Shape(sizes));
   if (autograd::needs_grad({&weight})) {
     auto node = std::make_shared<EmbeddingBackward>();
-    node->indices = padding_idx ? where(flat == *padding_idx, int64_t{-1}, flat) : flat;
+    node->indices = flat;
+    node->padding_idx = padding_idx;
     node->weight_shape = weight.shape();
     autograd::connect(out, node, {&input, &weight});
   }
