@@ -2,6 +2,7 @@
 #pragma once
 
 #include "torchlet/autograd.h"
+#include "torchlet/autograd/function.h"
 #include "torchlet/compile.h"
 #include "torchlet/cuda.h"
 #include "torchlet/data/dataset.h"

@@ -49,7 +49,7 @@ struct ConvPlan {
 };
 
 struct Conv2dBackward final : autograd::Node {
-  const char* name() const override { return "Conv2dBackward"; }
+  const char* name() const override { return "ConvolutionBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     const ConvPlan& p = plan;
     Tensor dy = g.contiguous();
