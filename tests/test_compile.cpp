@@ -1,8 +1,9 @@
 // torchlet::compile: replays against the same steps run eagerly (losses at every step and the
 // parameters after them: bit for bit where a replay runs the recorded kernels on the same data,
 // to float rounding where an MLP's step runs as the fused kernel), for the course's MLP, nested
-// modules, Sequential, a CNN, Dropout, BatchNorm (running statistics), SGD with momentum and Adam;
-// the refusals and their messages; recording again when the inputs or the lr change.
+// modules, Sequential, a CNN, Dropout, BatchNorm (running statistics), SGD with momentum, Adam,
+// AdamW, RMSprop and Adagrad; the refusals and their messages; recording again when the inputs,
+// the lr or a parameter group's options change.
 #include <memory>
 
 #include "testing.h"
@@ -233,6 +234,55 @@ TEST(Compile, AdamAdvancesItsStepCountOnEveryReplay) {
   });
   for (int i = 0; i < 5; ++i) step();
   EXPECT_EQ(optimizer.state_dict()[0].at("step").item<int64_t>(), 5);
+}
+
+// AdamW, RMSprop (momentum, centered) and Adagrad keep all their state on the device, Adagrad's
+// step count too: replays repeat the eager steps.
+TEST(Compile, AdamWRmspropAndAdagradReplayTheEagerSteps) {
+  const MakeOptimizer kinds[] = {
+      [](std::vector<Tensor> p) {
+        return std::make_unique<optim::AdamW>(std::move(p), 0.01, std::pair{0.9, 0.999}, 1e-8, 0.1);
+      },
+      [](std::vector<Tensor> p) {
+        return std::make_unique<optim::RMSprop>(std::move(p), 0.01, 0.9, 1e-8, 0.01, 0.9, true);
+      },
+      [](std::vector<Tensor> p) {
+        return std::make_unique<optim::Adagrad>(std::move(p), 0.1, 0.01, 0.0, 0.1);
+      }};
+  for (const MakeOptimizer& make : kinds)
+    expect_replay_matches_eager(
+        Fused::No, [] { return std::make_shared<MLP>(); }, make, features(30, 9), labels(30));
+}
+
+// A scheduler changing each group's lr and momentum every step (OneCycleLR over two groups of
+// RMSprop) records again on each change, so the replays follow eager step for step.
+TEST(Compile, ParamGroupsUnderAScheduleReplayTheEagerSteps) {
+  auto run = [](bool compiled) {
+    manual_seed(8);
+    MLP model;
+    optim::RMSprop optimizer(model.fc1.parameters(), 0.01, 0.99, 1e-8, 0.0, 0.5);
+    optim::ParamGroup head = optimizer.defaults();
+    head.params = model.fc2.parameters();
+    head.lr = 0.002;
+    optimizer.add_param_group(head);
+    optim::OneCycleLR schedule(optimizer, {0.05, 0.01}, 10);
+    const Tensor X = features(12, 22), y = labels(12);
+    auto step = [&] {
+      optimizer.zero_grad();
+      Tensor loss = nn::CrossEntropyLoss()(model(X), y);
+      loss.backward();
+      optimizer.step();
+      return loss;
+    };
+    auto compiled_step = compile(step);
+    std::vector<float> losses;
+    for (int i = 0; i < 8; ++i) {
+      losses.push_back((compiled ? compiled_step() : step()).item());
+      schedule.step();
+    }
+    return Trained{losses, parameter_values(model), false};
+  };
+  expect_same(run(true), run(false));
 }
 
 // A step that is not exactly the MLP pattern (here the loss is scaled) replays kernel by

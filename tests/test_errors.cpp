@@ -172,7 +172,7 @@ TEST(Errors, TensorMisuse) {
 TEST(Errors, OptimizerAndModuleArguments) {
   nn::Linear fc(2, 2);
   EXPECT_EQ(error_of([&] { optim::SGD(fc.parameters(), -0.1); }),
-            "SGD: Expected lr > 0, but got -0.1");
+            "SGD: Expected lr >= 0, but got -0.1");
   EXPECT_EQ(error_of([&] { optim::SGD(fc.parameters(), 0.1, 0.0, 0.0, true); }),
             "SGD: Expected momentum > 0 for Nesterov momentum, but got 0");
   EXPECT_EQ(error_of([&] {

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "torchlet/device.h"
@@ -23,6 +25,9 @@ namespace torchlet {
 class TensorImpl;  // src/core/tensor_impl.h
 namespace indexing {
 class TensorIndex;  // torchlet/indexing.h
+}
+namespace autograd {
+class Node;  // torchlet/autograd/function.h
 }
 
 class Tensor {
@@ -82,8 +87,26 @@ class Tensor {
   // Replaces the gradient (an undefined tensor clears it), as optimizers' zero_grad does.
   void set_grad(const Tensor& grad) const;
   // Computes d(this)/d(leaf) for every leaf that requires grad and adds it to leaf.grad().
-  // This tensor must hold one element unless `gradient` (same shape) is given.
-  void backward(const Tensor& gradient = Tensor()) const;
+  // This tensor must hold one element unless `gradient` (same shape) is given. The graph is
+  // freed: a second backward through it throws unless the first one had retain_graph.
+  // create_graph (a differentiable backward) is refused with an Error.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false) const;
+  // The node that computes this tensor's inputs' gradients (null for a leaf):
+  // grad_fn()->name() is PyTorch's, "MulBackward0" (torchlet/autograd/function.h).
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  // hook(grad) runs whenever a backward computes this tensor's gradient (on a leaf: before it
+  // is accumulated); a hook returning a defined Tensor replaces the gradient.
+  template <typename Hook>
+  void register_hook(Hook&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>)
+      add_hook([h = std::forward<Hook>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      });
+    else
+      add_hook(std::forward<Hook>(hook));
+  }
 
   // --- views -----------------------------------------------------------------------------------
   // These share storage with this tensor.
@@ -208,6 +231,7 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const noexcept { return impl_; }
 
  private:
+  void add_hook(std::function<Tensor(const Tensor&)> hook) const;
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "torchlet/autograd.h"
+#include "torchlet/autograd/function.h"
 #include "torchlet/compile.h"
 #include "torchlet/cuda.h"
 #include "torchlet/data/dataset.h"
@@ -21,7 +22,9 @@
 #include "torchlet/nn/loss.h"
 #include "torchlet/nn/module.h"
 #include "torchlet/nn/norm.h"
+#include "torchlet/nn/utils.h"
 #include "torchlet/optim/optimizer.h"
+#include "torchlet/optim/schedulers.h"
 #include "torchlet/profile.h"
 #include "torchlet/random.h"
 #include "torchlet/scalar.h"

@@ -42,14 +42,33 @@ struct IndexLoop {
 };
 
 // SGD without dampening: the momentum buffer starts at zero, so momentum * buf + d on the
-// first step is PyTorch's buf = d.
+// first step is PyTorch's buf = d. maximize: the gradient's negation is used.
 struct SgdOptions {
   float lr, momentum, weight_decay;
   bool nesterov;
+  bool maximize = false;
 };
 
+// Adam; decoupled: AdamW's weight decay (param *= 1 - lr * weight_decay before the update)
+// instead of Adam's (weight_decay * param added to the gradient).
 struct AdamOptions {
   float lr, beta1, beta2, eps, weight_decay;
+  bool decoupled = false;
+  bool maximize = false;
+};
+
+// RMSprop: state1 square_avg, state2 the momentum buffer (null without momentum), state3
+// grad_avg (null unless centered); all start at zero.
+struct RmspropOptions {
+  float lr, alpha, eps, weight_decay, momentum;
+  bool centered, maximize;
+};
+
+// Adagrad: state1 the sum of squared gradients (initial_accumulator_value before the first
+// step); step as Adam's, for the decayed lr / (1 + (step - 1) * lr_decay).
+struct AdagradOptions {
+  float lr, lr_decay, weight_decay, eps;
+  bool maximize;
 };
 
 // One parameter's share of an optimizer update: the update of all parameters is one call
@@ -60,8 +79,9 @@ struct ParamUpdate {
   float* state1;  // SGD: the momentum buffer (null without momentum); Adam: exp_avg
   float* state2;  // Adam: exp_avg_sq; SGD: unused
   int64_t* step;  // Adam: the steps so far (device memory, one int64): the kernel adds one,
-                  // then uses it for the bias corrections; SGD: unused
+                  // then uses it for the bias corrections (Adagrad: for its lr decay); SGD: unused
   int64_t n;
+  float* state3 = nullptr;  // RMSprop: grad_avg; others: unused
 };
 
 // One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->
@@ -239,6 +259,10 @@ class Backend {
   // Each updates `count` parameters (all on this device) in one call.
   virtual void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) = 0;
   virtual void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) = 0;
+  virtual void rmsprop_step(const ParamUpdate* params, int count,
+                            const RmspropOptions& options) = 0;
+  virtual void adagrad_step(const ParamUpdate* params, int count,
+                            const AdagradOptions& options) = 0;
 
   // --- optional capabilities (null when the backend has none) -------------------------------
   virtual FusedMlpKernels* fused_mlp() { return nullptr; }

@@ -168,8 +168,8 @@ void Recorder::binary(BinaryOp op, DType dtype, const void* a, const void* b_, v
   run_and_keep([=](Backend& b) { b.binary(op, dtype, a, b_, out, loop); });
 }
 
-void Recorder::binary_scalar(BinaryOp op, DType dtype, const void* a, double s,
-                             bool scalar_first, void* out, int64_t n) {
+void Recorder::binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
+                             void* out, int64_t n) {
   run_and_keep([=](Backend& b) { b.binary_scalar(op, dtype, a, s, scalar_first, out, n); });
 }
 
@@ -352,6 +352,18 @@ void Recorder::sgd_step(const ParamUpdate* params, int count, const SgdOptions& 
 void Recorder::adam_step(const ParamUpdate* params, int count, const AdamOptions& options) {
   run_and_keep([updates = std::vector<ParamUpdate>(params, params + count), options](Backend& b) {
     b.adam_step(updates.data(), static_cast<int>(updates.size()), options);
+  });
+}
+
+void Recorder::rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& options) {
+  run_and_keep([updates = std::vector<ParamUpdate>(params, params + count), options](Backend& b) {
+    b.rmsprop_step(updates.data(), static_cast<int>(updates.size()), options);
+  });
+}
+
+void Recorder::adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& options) {
+  run_and_keep([updates = std::vector<ParamUpdate>(params, params + count), options](Backend& b) {
+    b.adagrad_step(updates.data(), static_cast<int>(updates.size()), options);
   });
 }
 

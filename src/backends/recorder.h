@@ -158,6 +158,8 @@ class Recorder final : public Backend, public FusedMlpKernels {
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
   void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
   void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
+  void rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& options) override;
+  void adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& options) override;
 
  private:
   // Runs `kernel` on the target now and keeps it for replay, described by `call`.

@@ -175,7 +175,7 @@ std::function<void()> fuse_mlp(const std::vector<RecordedCall>& calls, backend::
   const RecordedCall* sgd = at.next(Kind::SgdStep);
   if (!sgd || !at.done() || !updates_the_layers(*sgd, layers)) return {};
   const backend::SgdOptions& o = sgd->sgd;
-  if (o.momentum == 0.0f) {
+  if (o.momentum == 0.0f && !o.maximize) {  // the fused kernel's plain SGD
     return
         [kernels, fused = FusedStep(layers, *ce), update = backend::MlpSgd{o.lr, o.weight_decay}] {
           const backend::MlpStep s = fused.get();

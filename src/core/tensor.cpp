@@ -129,9 +129,27 @@ void Tensor::set_grad(const Tensor& grad) const {
   impl_->grad = grad;
 }
 
-void Tensor::backward(const Tensor& gradient) const {
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
   checked(impl_.get());
-  autograd::run_backward(*this, gradient);
+  TORCHLET_CHECK(!create_graph,
+                 "backward: Expected create_graph=false (a differentiable backward is not "
+                 "supported), but got true");
+  autograd::run_backward(*this, gradient, retain_graph);
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  return checked(impl_.get()).grad_fn;
+}
+
+void Tensor::add_hook(std::function<Tensor(const Tensor&)> hook) const {
+  checked(impl_.get());
+  TensorImpl& impl = *impl_;
+  TORCHLET_CHECK(impl.requires_grad,
+                 "register_hook: Expected a tensor that requires grad, but got one that does not");
+  if (impl.grad_fn)
+    impl.grad_fn->pre_hooks.push_back(std::move(hook));
+  else
+    impl.hooks.push_back(std::move(hook));
 }
 
 // --- reading values ----------------------------------------------------------------------------

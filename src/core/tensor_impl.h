@@ -55,6 +55,8 @@ class TensorImpl {
   bool requires_grad = false;
   Tensor grad;
   std::shared_ptr<autograd::Node> grad_fn;
+  // A leaf's register_hook hooks (a non-leaf's are its grad_fn's pre_hooks).
+  std::vector<std::function<Tensor(const Tensor&)>> hooks;
 };
 
 // Row-major strides of a contiguous tensor of this shape.

@@ -138,6 +138,10 @@ Tensor FusedMlp::train_sgd(const Tensor& X, const Tensor& y, const optim::SGD& s
                  "FusedMlp::train_sgd: Expected SGD without momentum, "
                  "but got momentum ",
                  sgd.momentum(), " (use loss_and_grads and step())");
+  TORCHLET_CHECK(sgd.param_groups().size() == 1 && !sgd.param_groups().front().maximize,
+                 "FusedMlp::train_sgd: Expected SGD with one parameter group and no maximize, "
+                 "but got ",
+                 sgd.param_groups().size(), " groups (use loss_and_grads and step())");
   for (const Linear* l : layers_)
     for (const Tensor* p : {&l->weight, &l->bias}) {
       bool held = false;

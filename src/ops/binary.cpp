@@ -80,8 +80,24 @@ std::pair<Tensor, Tensor> binary_grads(BinaryOp op, const Tensor& g, const Tenso
   return {ga, gb};
 }
 
+// PyTorch's grad_fn names, of tensor op tensor, tensor op scalar or scalar op tensor.
+enum class Operands { Tensors, TensorScalar, ScalarTensor };
+const char* backward_name(BinaryOp op, Operands operands) {
+  const bool scalar_first = operands == Operands::ScalarTensor;
+  switch (op) {
+    case BinaryOp::Add: return "AddBackward0";
+    case BinaryOp::Sub: return scalar_first ? "RsubBackward1" : "SubBackward0";
+    case BinaryOp::Mul: return "MulBackward0";
+    case BinaryOp::Div: return scalar_first ? "MulBackward0" : "DivBackward0";
+    case BinaryOp::Pow: return operands == Operands::TensorScalar ? "PowBackward0" : "PowBackward1";
+    case BinaryOp::Maximum: return "MaximumBackward0";
+    case BinaryOp::Minimum: return "MinimumBackward0";
+    default: return "BinaryBackward";
+  }
+}
+
 struct BinaryBackward final : autograd::Node {
-  const char* name() const override { return "BinaryBackward"; }
+  const char* name() const override { return backward_name(op, Operands::Tensors); }
   autograd::Grads apply(const Tensor& g) override {
     auto [ga, gb] = binary_grads(op, g, a, b, out, needs_grad(0), needs_grad(1));
     autograd::Grads grads;
@@ -147,7 +163,9 @@ Tensor binary(BinaryOp requested, const Tensor& a_in, const Tensor& b_in) {
 namespace {
 
 struct ScalarBackward final : autograd::Node {
-  const char* name() const override { return "ScalarBackward"; }
+  const char* name() const override {
+    return backward_name(op, scalar_first ? Operands::ScalarTensor : Operands::TensorScalar);
+  }
   autograd::Grads apply(const Tensor& g) override {
     // The same formulas as between tensors, with the scalar as a 0-dim tensor.
     const Tensor st = full({}, s, TensorOptions(g.device()));

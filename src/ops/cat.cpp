@@ -11,7 +11,7 @@ namespace {
 
 // A node has at most autograd::kMaxInputs inputs, so a longer list is joined in groups.
 struct CatBackward final : autograd::Node {
-  const char* name() const override { return "CatBackward"; }
+  const char* name() const override { return "CatBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     autograd::Grads grads;
     for (int i = 0; i < inputs; ++i)

@@ -19,7 +19,7 @@ namespace {
 using ops::ConvPlan;
 
 struct Conv2dBackward final : autograd::Node {
-  const char* name() const override { return "Conv2dBackward"; }
+  const char* name() const override { return "ConvolutionBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     const ConvPlan& p = plan;
     Tensor dy = g.contiguous();

@@ -17,13 +17,13 @@ void strided_copy(const Tensor& src, const Tensor& dst) {
 }
 
 struct IdentityBackward final : autograd::Node {
-  const char* name() const override { return "IdentityBackward"; }
+  const char* name() const override { return "CloneBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g}; }
 };
 
 struct ToDeviceBackward final : autograd::Node {
   explicit ToDeviceBackward(const Device& d) : source(d) {}
-  const char* name() const override { return "ToDeviceBackward"; }
+  const char* name() const override { return "ToCopyBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g.to(source)}; }
   Device source;
 };

@@ -9,7 +9,7 @@ namespace torchlet {
 namespace {
 
 struct CrossEntropyBackward final : autograd::Node {
-  const char* name() const override { return "CrossEntropyBackward"; }
+  const char* name() const override { return "NllLossBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     const int64_t n = probs.shape()[0], c = probs.shape()[1];
     Tensor dloss = g.contiguous();

@@ -12,7 +12,7 @@ namespace torchlet {
 namespace {
 
 struct DropoutBackward final : autograd::Node {
-  const char* name() const override { return "DropoutBackward"; }
+  const char* name() const override { return "NativeDropoutBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g * mask}; }
   Tensor mask;  // 0 or 1 / (1 - p)
 };

@@ -10,7 +10,7 @@ namespace torchlet {
 namespace {
 
 struct LinearBackward final : autograd::Node {
-  const char* name() const override { return "LinearBackward"; }
+  const char* name() const override { return needs_grad(2) ? "AddmmBackward0" : "MmBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     const int64_t rows = x.shape()[0], in = x.shape()[1], out = w.shape()[0];
     Tensor dy = g.contiguous();

@@ -23,7 +23,7 @@ GemmOperand gemm_operand(const Tensor& t) {
 }
 
 struct MatmulBackward final : autograd::Node {
-  const char* name() const override { return "MatmulBackward"; }
+  const char* name() const override { return "MmBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     autograd::Grads grads;
     if (needs_grad(0)) grads[0] = mm(g, b.t());  // dA = dC B^T

@@ -10,7 +10,7 @@ namespace torchlet {
 namespace {
 
 struct MaxPool2dBackward final : autograd::Node {
-  const char* name() const override { return "MaxPool2dBackward"; }
+  const char* name() const override { return "MaxPool2DWithIndicesBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.contiguous();
     Tensor dx = make_tensor(input_shape, kFloat32, dy.device());

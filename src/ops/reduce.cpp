@@ -9,7 +9,11 @@ namespace {
 
 // d(out)/d(x) of a sum or mean: the gradient spread back over the reduced dimension.
 struct SumBackward final : autograd::Node {
-  const char* name() const override { return "SumBackward"; }
+  const char* name() const override {  // PyTorch's: over all dimensions (0) or some (1)
+    const bool all = kept_shape.numel() == 1;
+    if (scale == 1.0f) return all ? "SumBackward0" : "SumBackward1";
+    return all ? "MeanBackward0" : "MeanBackward1";
+  }
   autograd::Grads apply(const Tensor& g) override {
     Tensor spread = ops::expand(g.reshape(kept_shape), input_shape);
     return {scale == 1.0f ? spread.contiguous() : spread.contiguous() * scale};

@@ -43,7 +43,7 @@ Shape reduced(const Shape& shape, const std::vector<int>& dims, bool keepdim) {
 
 // d(max or min along d)/dx: the gradient goes to the position the index names, as in PyTorch.
 struct SelectReduceBackward final : autograd::Node {
-  const char* name() const override { return "MaxBackward"; }
+  const char* name() const override { return "MaxBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     const Tensor positions = arange(size, TensorOptions(kInt64).with_device(g.device()));
     Shape along(std::vector<int64_t>(static_cast<std::size_t>(ndim), 1));
@@ -58,7 +58,7 @@ struct SelectReduceBackward final : autograd::Node {
 };
 
 struct ProdBackward final : autograd::Node {
-  const char* name() const override { return "ProdBackward"; }
+  const char* name() const override { return "ProdBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     // Exact with zeros: a non-zero x gets out / x (0 if another x is 0); a zero gets the
     // product of the others when it is the only zero, else 0.
@@ -75,7 +75,7 @@ struct ProdBackward final : autograd::Node {
 };
 
 struct CumsumBackward final : autograd::Node {
-  const char* name() const override { return "CumsumBackward"; }
+  const char* name() const override { return "CumsumBackward0"; }
   autograd::Grads apply(const Tensor& g) override {  // sum over k >= j of g[k]
     return {g.sum(dim, true) - g.cumsum(dim) + g};
   }

@@ -8,7 +8,7 @@ namespace torchlet {
 namespace {
 
 struct ReluBackward final : autograd::Node {
-  const char* name() const override { return "ReluBackward"; }
+  const char* name() const override { return "ReluBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.contiguous();
     Tensor dx = make_tensor(x.shape(), kFloat32, x.device());

@@ -8,7 +8,7 @@ namespace torchlet {
 namespace {
 
 struct SoftmaxBackward final : autograd::Node {
-  const char* name() const override { return "SoftmaxBackward"; }
+  const char* name() const override { return log ? "LogSoftmaxBackward0" : "SoftmaxBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.contiguous();
     Tensor dx = make_tensor(y.shape(), kFloat32, y.device());

@@ -68,8 +68,14 @@ bool grad_reads_output(UnaryOp op) {
          op == UnaryOp::Reciprocal;
 }
 
+// PyTorch's grad_fn names, in UnaryOp's order.
+constexpr const char* kBackwardNames[backend::kUnaryOps] = {
+    "NegBackward0",   "AbsBackward0",   "SignBackward0", "ExpBackward0",   "LogBackward0",
+    "Log1PBackward0", "Expm1Backward0", "SqrtBackward0", "RsqrtBackward0", "SigmoidBackward0",
+    "TanhBackward0",  "ErfBackward0",   "SinBackward0",  "CosBackward0",   "ReciprocalBackward0"};
+
 struct UnaryBackward final : autograd::Node {
-  const char* name() const override { return "UnaryBackward"; }
+  const char* name() const override { return kBackwardNames[static_cast<int>(op)]; }
   autograd::Grads apply(const Tensor& g) override { return {unary_grad(op, g, x, y)}; }
   UnaryOp op;
   Tensor x, y;

@@ -17,14 +17,14 @@ Tensor make_view(const Tensor& base, int64_t offset, const Shape& shape, const S
 }
 
 struct TransposeBackward final : autograd::Node {
-  const char* name() const override { return "TransposeBackward"; }
+  const char* name() const override { return "TransposeBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g.t()}; }
 };
 
 struct SliceBackward final : autograd::Node {
   SliceBackward(const Shape& s, int d, int64_t b, int64_t e)
       : input_shape(s), dim(d), start(b), end(e) {}
-  const char* name() const override { return "SliceBackward"; }
+  const char* name() const override { return "SliceBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     Tensor dx = zeros(input_shape, TensorOptions(g.device()));
     dx.slice(dim, start, end).copy_(g);
@@ -37,7 +37,7 @@ struct SliceBackward final : autograd::Node {
 
 struct ReshapeBackward final : autograd::Node {
   explicit ReshapeBackward(const Shape& s) : input_shape(s) {}
-  const char* name() const override { return "ReshapeBackward"; }
+  const char* name() const override { return "ViewBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g.reshape(input_shape)}; }
   Shape input_shape;
 };
@@ -140,14 +140,14 @@ namespace torchlet {
 namespace {
 
 struct PermuteBackward final : autograd::Node {
-  const char* name() const override { return "PermuteBackward"; }
+  const char* name() const override { return "PermuteBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {g.permute(inverse)}; }
   std::vector<int64_t> inverse;
 };
 
 struct ExpandBackward final : autograd::Node {
   explicit ExpandBackward(const Shape& s) : input_shape(s) {}
-  const char* name() const override { return "ExpandBackward"; }
+  const char* name() const override { return "ExpandBackward0"; }
   autograd::Grads apply(const Tensor& g) override { return {ops::sum_to(g, input_shape)}; }
   Shape input_shape;
 };

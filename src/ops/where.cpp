@@ -12,7 +12,7 @@ namespace torchlet {
 namespace {
 
 struct WhereBackward final : autograd::Node {
-  const char* name() const override { return "WhereBackward"; }
+  const char* name() const override { return "WhereBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     autograd::Grads grads;
     const Tensor zero = zeros({}, TensorOptions(g.device()));

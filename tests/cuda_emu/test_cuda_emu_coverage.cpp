@@ -65,6 +65,9 @@ TEST(CudaEmuCoverage, EveryKernelOfTheCuFilesIsLaunchedByTheseTests) {
   updates.u[updates.count++] = {f.data(), g.data(), h.data(), h.data() + 8, &step, 8};
   kernels::sgd_step(updates, {0.1f, 0.0f, 0.0f, false}, nullptr);
   kernels::adam_step(updates, {0.1f, 0.9f, 0.999f, 1e-8f, 0.0f}, nullptr);
+  updates.u[0].state3 = h.data() + 16;
+  kernels::rmsprop_step(updates, {0.1f, 0.99f, 1e-8f, 0.0f, 0.9f, true, false}, nullptr);
+  kernels::adagrad_step(updates, {0.1f, 0.0f, 0.0f, 1e-10f, false}, nullptr);
   kernels::Mlp m{};
   m.layers = 1;
   m.widths[0] = 2, m.widths[1] = 2;

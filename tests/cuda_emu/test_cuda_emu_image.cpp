@@ -85,7 +85,7 @@ TEST(CudaEmuImage, DropoutDrawsTheCpuMask) {
 
 // Three parameters of awkward sizes, with state, as one launch updates them.
 struct Params {
-  std::vector<std::vector<float>> param, grad, state1, state2;
+  std::vector<std::vector<float>> param, grad, state1, state2, state3;
   std::vector<int64_t> steps;  // Adam's step count per parameter (the kernel adds one)
   explicit Params(uint64_t seed) {
     for (std::size_t n : {1u, 300u, 7u}) {
@@ -93,6 +93,7 @@ struct Params {
       grad.push_back(uniform(n, seed++));
       state1.push_back(uniform(n, seed++));
       state2.push_back(uniform(n, seed++, 0.0f, 1.0f));
+      state3.push_back(uniform(n, seed++, -0.1f, 0.1f));
     }
   }
   // The updates of a step after `done` earlier ones.
@@ -101,7 +102,7 @@ struct Params {
     std::vector<backend::ParamUpdate> u;
     for (std::size_t k = 0; k < param.size(); ++k)
       u.push_back({param[k].data(), grad[k].data(), state1[k].data(), state2[k].data(), &steps[k],
-                   static_cast<int64_t>(param[k].size())});
+                   static_cast<int64_t>(param[k].size()), state3[k].data()});
     return u;
   }
 };
@@ -117,12 +118,15 @@ void expect_same(const Params& got, const Params& want, const std::string& what)
     expect_close(got.param[k], want.param[k], 1e-6, what + " param " + std::to_string(k));
     expect_close(got.state1[k], want.state1[k], 1e-6, what + " state1 " + std::to_string(k));
     expect_close(got.state2[k], want.state2[k], 1e-6, what + " state2 " + std::to_string(k));
+    expect_close(got.state3[k], want.state3[k], 1e-6, what + " state3 " + std::to_string(k));
   }
 }
 
 TEST(CudaEmuOptim, SgdFirstAndLaterStepsWithEveryOption) {
-  const backend::SgdOptions options[] = {
-      {0.1f, 0.0f, 0.0f, false}, {0.1f, 0.9f, 0.01f, false}, {0.05f, 0.8f, 0.0f, true}};
+  const backend::SgdOptions options[] = {{0.1f, 0.0f, 0.0f, false},
+                                         {0.1f, 0.9f, 0.01f, false},
+                                         {0.05f, 0.8f, 0.0f, true},
+                                         {0.1f, 0.0f, 0.01f, false, true}};
   for_each_order([&] {
     for (const backend::SgdOptions& o : options)
       for (int64_t step : {1, 2}) {
@@ -136,16 +140,46 @@ TEST(CudaEmuOptim, SgdFirstAndLaterStepsWithEveryOption) {
 }
 
 TEST(CudaEmuOptim, AdamFirstAndLaterSteps) {
-  const backend::AdamOptions options{0.01f, 0.9f, 0.999f, 1e-8f, 0.02f};
+  const backend::AdamOptions all[] = {{0.01f, 0.9f, 0.999f, 1e-8f, 0.02f},
+                                      {0.01f, 0.9f, 0.999f, 1e-8f, 0.02f, true, true}};
   for_each_order([&] {
-    for (int64_t done : {0, 4}) {
-      Params emu(60), ref(60);
-      kernels::adam_step(pack(emu.updates(done)), options, nullptr);
+    for (const backend::AdamOptions& options : all)
+      for (int64_t done : {0, 4}) {
+        Params emu(60), ref(60);
+        kernels::adam_step(pack(emu.updates(done)), options, nullptr);
+        const auto u = ref.updates(done);
+        cpu().adam_step(u.data(), static_cast<int>(u.size()), options);
+        expect_same(emu, ref, "Adam step " + std::to_string(done + 1));
+        EXPECT_EQ(emu.steps, ref.steps);
+        EXPECT_EQ(emu.steps[0], done + 1);
+      }
+  });
+}
+
+TEST(CudaEmuOptim, RmspropWithEveryOption) {
+  const backend::RmspropOptions options[] = {{0.01f, 0.99f, 1e-8f, 0.0f, 0.0f, false, false},
+                                             {0.01f, 0.9f, 1e-6f, 0.1f, 0.8f, true, true}};
+  for_each_order([&] {
+    for (const backend::RmspropOptions& o : options) {
+      Params emu(70), ref(70);
+      kernels::rmsprop_step(pack(emu.updates(0)), o, nullptr);
+      const auto u = ref.updates(0);
+      cpu().rmsprop_step(u.data(), static_cast<int>(u.size()), o);
+      expect_same(emu, ref, "RMSprop step");
+    }
+  });
+}
+
+TEST(CudaEmuOptim, AdagradFirstAndLaterSteps) {
+  const backend::AdagradOptions options{0.1f, 0.05f, 0.01f, 1e-10f, true};
+  for_each_order([&] {
+    for (int64_t done : {0, 3}) {
+      Params emu(80), ref(80);
+      kernels::adagrad_step(pack(emu.updates(done)), options, nullptr);
       const auto u = ref.updates(done);
-      cpu().adam_step(u.data(), static_cast<int>(u.size()), options);
-      expect_same(emu, ref, "Adam step " + std::to_string(done + 1));
+      cpu().adagrad_step(u.data(), static_cast<int>(u.size()), options);
+      expect_same(emu, ref, "Adagrad step " + std::to_string(done + 1));
       EXPECT_EQ(emu.steps, ref.steps);
-      EXPECT_EQ(emu.steps[0], done + 1);
     }
   });
 }

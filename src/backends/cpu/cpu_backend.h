@@ -82,6 +82,8 @@ class CpuBackend final : public Backend, public FusedMlpKernels {
 
   void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
   void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
+  void rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& options) override;
+  void adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& options) override;
 
  private:
   CachingAllocator allocator_;

@@ -115,6 +115,8 @@ class CudaBackend final : public Backend, public FusedMlpKernels {
 
   void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
   void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
+  void rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& options) override;
+  void adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& options) override;
 
   // CUDA graphs (cuda::Graph): while capturing, this device's allocations come from `pool`.
   void begin_capture(std::shared_ptr<GraphPool> pool);

@@ -1,9 +1,9 @@
 // The CUDA kernels' launchers: plain C++20 declarations that both nvcc (the .cu files that
 // define them) and the host compiler (the backend's .cpp files, which call them) read, in the
 // backend interface's own vocabulary (backend.h: DType, BinaryOp, Loop, Window2d, ParamUpdate,
-// SgdOptions, AdamOptions). Every launcher queues its kernel on `stream` and returns at once;
-// none checks its arguments (the ops layer did) and none throws: the caller checks
-// cudaGetLastError() after it.
+// SgdOptions, AdamOptions, RmspropOptions, AdagradOptions). Every launcher queues its kernel on
+// `stream` and returns at once; none checks its arguments (the ops layer did) and none throws: the
+// caller checks cudaGetLastError() after it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -99,6 +99,8 @@ struct Updates {
 };
 void sgd_step(const Updates& updates, const SgdOptions& options, cudaStream_t stream);
 void adam_step(const Updates& updates, const AdamOptions& options, cudaStream_t stream);
+void rmsprop_step(const Updates& updates, const RmspropOptions& options, cudaStream_t stream);
+void adagrad_step(const Updates& updates, const AdagradOptions& options, cudaStream_t stream);
 
 // --- a small MLP's whole training step in one thread block (mlp.cu) ----------------------------
 inline constexpr int kMlpMaxLayers = 8;

@@ -238,4 +238,20 @@ void CudaBackend::adam_step(const ParamUpdate* params, int count, const AdamOpti
   });
 }
 
+void CudaBackend::rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& o) {
+  activate();
+  for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
+    kernels::rmsprop_step(chunk, o, stream_);
+    check_launch("RMSprop.step");
+  });
+}
+
+void CudaBackend::adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& o) {
+  activate();
+  for_update_chunks(params, count, [&](const kernels::Updates& chunk) {
+    kernels::adagrad_step(chunk, o, stream_);
+    check_launch("Adagrad.step");
+  });
+}
+
 }  // namespace torchlet::backend::cuda
