@@ -280,7 +280,7 @@ TEST(Compile, ParamGroupsUnderAScheduleReplayTheEagerSteps) {
       losses.push_back((compiled ? compiled_step() : step()).item());
       schedule.step();
     }
-    return Trained{losses, parameter_values(model), false};
+    return Trained{losses, parameter_values(model), false, {}};
   };
   expect_same(run(true), run(false));
 }
