@@ -2,7 +2,8 @@
 // bias add fused into the small GEMM (bit for bit the GEMM and then the add), the column sums
 // of a bias gradient (bit for bit the plain double loop), and the fused softmax cross-entropy
 // in both of its layouts (eight rows to a vector up to 32 classes, a row along its classes
-// beyond), NaN and -inf logits included.
+// beyond), NaN and -inf logits included; and the reductions of contiguous runs (sums in 16
+// double lanes, max and min in 16 float lanes, long runs cut into parts reduced in parallel).
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -116,6 +117,81 @@ TEST(SmallKernels, CrossEntropyKeepsNanAndInfinityMeaningful) {
     x[5 * c] = std::numeric_limits<float>::quiet_NaN();  // row 5, class 0, not the target
     cpu().cross_entropy_forward(x.data(), t.data(), &loss, probs.data(), n, c);
     EXPECT_TRUE(std::isnan(loss)) << c << " classes";
+  }
+}
+
+}  // namespace
+}  // namespace torchlet
+
+namespace torchlet {
+namespace {
+
+// Sums of contiguous runs (inner == 1): the runs of a [outer, r] tensor in 16 double lanes, and
+// one run longer than two parts (2^17 elements) cut into parts reduced in parallel; both within
+// a double's rounding of the plain double loop, so equal after rounding to float.
+TEST(LongRunReductions, RunSumsAgreeWithThePlainDoubleLoop) {
+  for (const auto& [outer, r] : {std::pair<int64_t, int64_t>{1, 1},
+                                 {3, 15},
+                                 {4, 17},
+                                 {2, 1000},
+                                 {1, (int64_t{1} << 17) + 1},
+                                 {1, 300001}}) {
+    const auto x = testing::random_values(outer * r, 5);
+    std::vector<float> got(outer, 7.0f), want(outer);
+    for (int64_t o = 0; o < outer; ++o) {
+      double acc = 0.0;
+      for (int64_t j = 0; j < r; ++j) acc += x[o * r + j];
+      want[o] = static_cast<float>(acc * 0.5);
+    }
+    cpu().sum_dim(x.data(), got.data(), outer, r, 1, 0.5f);
+    EXPECT_EQ(got, want) << outer << " runs of " << r;
+  }
+}
+
+// One [r, inner] block of many columns is summed in stripes of columns on several threads:
+// each column exactly as the plain double loop (bit for bit), the last stripe partial.
+TEST(LongRunReductions, ColumnStripesAreThePlainDoubleLoopBitForBit) {
+  for (const auto& [r, inner] :
+       {std::pair<int64_t, int64_t>{33, 1000}, {1, 512}, {0, 600}, {200, 4099}}) {
+    const auto x = testing::random_values(r * inner, 7);
+    std::vector<float> got(inner, 7.0f), want(inner);
+    for (int64_t i = 0; i < inner; ++i) {
+      double acc = 0.0;
+      for (int64_t j = 0; j < r; ++j) acc += x[j * inner + i];
+      want[i] = static_cast<float>(acc * 0.25);
+    }
+    cpu().sum_dim(x.data(), got.data(), 1, r, inner, 0.25f);
+    EXPECT_EQ(got, want) << r << " rows of " << inner;
+  }
+}
+
+// Max and min of contiguous runs, short and long: the plain loop's value, and NaN wherever one
+// element is NaN (first, last or in the middle of a part).
+TEST(LongRunReductions, MaxAndMinOfRunsPropagateNan) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const auto& [outer, r] :
+       {std::pair<int64_t, int64_t>{1, 1}, {3, 15}, {4, 33}, {2, 1000}, {1, 300001}}) {
+    auto x = testing::random_values(outer * r, 6);
+    for (const backend::ReduceOp op : {backend::ReduceOp::Max, backend::ReduceOp::Min}) {
+      const bool max = op == backend::ReduceOp::Max;
+      std::vector<float> got(outer), want(outer);
+      for (int64_t o = 0; o < outer; ++o) {
+        float acc = x[o * r];
+        for (int64_t j = 1; j < r; ++j)
+          acc = max ? std::max(acc, x[o * r + j]) : std::min(acc, x[o * r + j]);
+        want[o] = acc;
+      }
+      cpu().reduce_dim(op, kFloat32, x.data(), got.data(), outer, r, 1);
+      EXPECT_EQ(got, want) << outer << " runs of " << r;
+    }
+    for (const int64_t at : {int64_t{0}, r / 2, r - 1}) {
+      auto y = x;
+      y[(outer - 1) * r + at] = nan;
+      std::vector<float> got(outer);
+      cpu().reduce_dim(backend::ReduceOp::Max, kFloat32, y.data(), got.data(), outer, r, 1);
+      EXPECT_TRUE(std::isnan(got[outer - 1])) << "NaN at " << at << " of " << r;
+      for (int64_t o = 0; o + 1 < outer; ++o) EXPECT_FALSE(std::isnan(got[o]));
+    }
   }
 }
 
