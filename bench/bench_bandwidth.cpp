@@ -1,0 +1,102 @@
+// Large elementwise ops and reductions on the CPU against the machine's memory bandwidth
+// (issue 14): each op runs on float tensors of --elements values (default 2^24, 64 MiB, twice
+// the L3 of the development machine), timed as the median of --repeats calls after one warm-up,
+// and is charged the bytes it must move (inputs read, output written). The ceiling is the faster
+// of two plain copies between buffers of that size, std::memcpy and a loop of loads and stores,
+// each on as many threads as torchlet uses.
+// Prints one JSON line per op: {"op", "bytes", "seconds", "gbps"}; compare_bandwidth.py runs
+// the same ops in PyTorch and prints the ratios.
+#include <torchlet/threads.h>
+#include <torchlet/torchlet.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tl = torchlet;
+
+namespace {
+
+double seconds_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median_seconds(int repeats, const std::function<void()>& f) {
+  f();  // warm-up: page faults, the allocator's first blocks
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) times.push_back(seconds_of(f));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+void report(const char* op, double bytes, double seconds) {
+  std::printf("{\"op\": \"%s\", \"bytes\": %.0f, \"seconds\": %.6f, \"gbps\": %.3f}\n", op, bytes,
+              seconds, bytes / seconds / 1e9);
+}
+
+// Copies n floats on `threads` threads, each a contiguous part, with std::memcpy (glibc streams
+// large copies past the cache) or a plain loop (ordinary stores): what memory gives a copy.
+void parallel_copy(float* dst, const float* src, int64_t n, int threads, bool use_memcpy) {
+  std::vector<std::thread> pool;
+  const int64_t chunk = (n + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
+    pool.emplace_back([=] {
+      if (use_memcpy)
+        std::memcpy(dst + begin, src + begin,
+                    static_cast<std::size_t>(end - begin) * sizeof(float));
+      else
+        for (int64_t i = begin; i < end; ++i) dst[i] = src[i];
+    });
+  }
+  for (std::thread& th : pool) th.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"torchlet: large elementwise ops and reductions against a plain copy"};
+  int64_t elements = int64_t{1} << 24;
+  int repeats = 9, threads = 0;
+  app.add_option("--elements", elements, "floats per tensor")->check(CLI::Range(1 << 10, 1 << 28));
+  app.add_option("--repeats", repeats, "timed calls per op (the median is printed)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--threads", threads, "CPU threads (0: the library's default)");
+  CLI11_PARSE(app, argc, argv);
+  if (threads > 0) tl::set_num_threads(threads);
+  const int used = tl::get_num_threads();
+
+  tl::manual_seed(0);
+  const int64_t cols = 4096, rows = elements / cols;
+  const tl::Tensor x = tl::rand({rows, cols}), y = tl::rand({rows, cols});
+  const double n = static_cast<double>(rows * cols), f = sizeof(float);
+
+  std::vector<float> a(static_cast<std::size_t>(rows * cols), 1.0f), b(a.size());
+  const double memcpy_s =
+      median_seconds(repeats, [&] { parallel_copy(b.data(), a.data(), rows * cols, used, true); });
+  const double loop_s =
+      median_seconds(repeats, [&] { parallel_copy(b.data(), a.data(), rows * cols, used, false); });
+  report(memcpy_s < loop_s ? "copy (memcpy, the ceiling)" : "copy (a loop, the ceiling)", 2 * n * f,
+         std::min(memcpy_s, loop_s));
+  tl::Tensor out;
+  report("clone", 2 * n * f, median_seconds(repeats, [&] { out = x.clone(); }));
+  report("add", 3 * n * f, median_seconds(repeats, [&] { out = x + y; }));
+  report("mul_scalar", 2 * n * f, median_seconds(repeats, [&] { out = x * 2.0f; }));
+  report("exp", 2 * n * f, median_seconds(repeats, [&] { out = tl::exp(x); }));
+  report("relu", 2 * n * f, median_seconds(repeats, [&] { out = tl::relu(x); }));
+  report("sigmoid", 2 * n * f, median_seconds(repeats, [&] { out = tl::sigmoid(x); }));
+  report("sum", n * f, median_seconds(repeats, [&] { out = x.sum(); }));
+  report("sum_dim0", n * f, median_seconds(repeats, [&] { out = x.sum(0); }));
+  report("sum_dim1", n * f, median_seconds(repeats, [&] { out = x.sum(1); }));
+  report("max", n * f, median_seconds(repeats, [&] { out = x.max(); }));
+  std::printf("{\"threads\": %d, \"elements\": %.0f}\n", used, n);
+  return out.defined() ? 0 : 1;
+}
