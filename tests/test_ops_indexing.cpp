@@ -4,7 +4,6 @@
 // error messages users read.
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "ops_golden.h"
 #include "testing.h"
@@ -12,10 +11,9 @@
 namespace torchlet {
 namespace {
 
-using nlohmann::json;
 using testing::all_close;
 using testing::error_of;
-using Fn = std::function<Tensor(const Tensor&)>;
+using Fn = testing::GoldenRow;
 using namespace torchlet::indexing;
 
 Tensor ints(std::vector<int64_t> v, const Shape& shape) { return tensor(v, shape); }
@@ -154,36 +152,14 @@ const std::map<std::string, Fn>& rows() {
   return table;
 }
 
-using testing::floats;
-const json& golden() { return testing::ops_golden(); }
-
 TEST(OpsIndexing, EveryRowMatchesPyTorchForwardAndBackward) {
-  std::size_t seen = 0;
-  for (const json& e : golden()["indexing"]) {
-    const std::string name = e["name"];
-    SCOPED_TRACE(name);
-    ASSERT_TRUE(rows().count(name)) << "no row for fixture " << name;
-    ++seen;
-    Tensor x = tensor(floats(e["x"]), {3, 4});
-    x.set_requires_grad(true);
-    Tensor out = rows().at(name)(x);
-    EXPECT_EQ(out.shape(), Shape(e["shape"].get<std::vector<int64_t>>()));
-    EXPECT_TRUE(all_close(out.to_vector<float>(), floats(e["out"]), 1e-5, 1e-5));
-    (out * tensor(floats(e["w"]), out.shape())).sum().backward();
-    EXPECT_TRUE(all_close(x.grad().to_vector<float>(), floats(e["grad"]), 1e-5, 1e-5));
-  }
-  EXPECT_EQ(seen, rows().size());
+  testing::expect_rows_match_pytorch("indexing", rows());
 }
 
 TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
-  for (const json& e : golden()["indexing"]) {
-    const std::string name = e["name"];
-    // The masks are made from x itself: a nudge may cross 0 and change what they select.
-    if (name == "index_mask" || name == "index_put_mask") continue;
-    const Fn& f = rows().at(name);
-    testing::expect_gradients_match([&](const auto& v) { return f(v[0]); },
-                                    {tensor(floats(e["x"]), {3, 4})}, name, 1e-3, 2e-2);
-  }
+  // The masks are made from x itself: a nudge may cross 0 and change what they select.
+  testing::expect_rows_match_finite_differences("indexing", rows(),
+                                                {"index_mask", "index_put_mask"});
 }
 
 // gather and scatter_add against plain loops on a non-contiguous input of awkward sizes.

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "ops_golden.h"
 #include "testing.h"
@@ -12,9 +11,8 @@
 namespace torchlet {
 namespace {
 
-using nlohmann::json;
 using testing::all_close;
-using Fn = std::function<Tensor(const Tensor&)>;
+using Fn = testing::GoldenRow;
 
 const std::map<std::string, Fn>& rows() {
   static const std::map<std::string, Fn> table = {
@@ -67,35 +65,14 @@ const std::map<std::string, Fn>& rows() {
   return table;
 }
 
-using testing::floats;
-const json& golden() { return testing::ops_golden(); }
-
 TEST(OpsShapes, EveryRowMatchesPyTorchForwardAndBackward) {
-  std::size_t seen = 0;
-  for (const json& e : golden()["reductions"]) {
-    const std::string name = e["name"];
-    SCOPED_TRACE(name);
-    ASSERT_TRUE(rows().count(name)) << "no row for fixture " << name;
-    ++seen;
-    Tensor x = tensor(floats(e["x"]), {3, 4});
-    x.set_requires_grad(true);
-    Tensor out = rows().at(name)(x);
-    EXPECT_EQ(out.shape(), Shape(e["shape"].get<std::vector<int64_t>>()));
-    EXPECT_TRUE(all_close(out.to_vector<float>(), floats(e["out"]), 1e-5, 1e-5));
-    (out * tensor(floats(e["w"]), out.shape())).sum().backward();
-    EXPECT_TRUE(all_close(x.grad().to_vector<float>(), floats(e["grad"]), 1e-5, 1e-5));
-  }
-  EXPECT_EQ(seen, rows().size());
+  testing::expect_rows_match_pytorch("reductions", rows());
 }
 
 TEST(OpsShapes, EveryRowMatchesFiniteDifferences) {
-  for (const json& e : golden()["reductions"]) {
-    const std::string name = e["name"];
-    if (name == "max_dim1" || name == "min_dim0_keepdim" || name == "amax_all") continue;  // kinks
-    const Fn& f = rows().at(name);
-    testing::expect_gradients_match([&](const auto& v) { return f(v[0]); },
-                                    {tensor(floats(e["x"]), {3, 4})}, name, 1e-3, 2e-2);
-  }
+  // Kinks: the maximum's gradient jumps where two elements are equal.
+  testing::expect_rows_match_finite_differences("reductions", rows(),
+                                                {"max_dim1", "min_dim0_keepdim", "amax_all"});
 }
 
 TEST(OpsShapes, ViewsShareStorageAndViewRefusesWhatReshapeCopies) {
