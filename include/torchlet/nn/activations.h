@@ -6,35 +6,36 @@
 #include <string>
 
 #include "torchlet/functional.h"
+#include "torchlet/nn/holder.h"
 #include "torchlet/nn/module.h"
 
 namespace torchlet::nn {
 
-class Identity : public Module {
+class Identity : public Module, public Holder<Identity> {
  public:
   Tensor forward(const Tensor& input) override { return input; }
   std::string name() const override { return "Identity()"; }
 };
 
-class Sigmoid : public Module {
+class Sigmoid : public Module, public Holder<Sigmoid> {
  public:
   Tensor forward(const Tensor& input) override { return sigmoid(input); }
   std::string name() const override { return "Sigmoid()"; }
 };
 
-class Tanh : public Module {
+class Tanh : public Module, public Holder<Tanh> {
  public:
   Tensor forward(const Tensor& input) override { return tanh(input); }
   std::string name() const override { return "Tanh()"; }
 };
 
-class SiLU : public Module {
+class SiLU : public Module, public Holder<SiLU> {
  public:
   Tensor forward(const Tensor& input) override { return silu(input); }
   std::string name() const override { return "SiLU()"; }
 };
 
-class GELU : public Module {
+class GELU : public Module, public Holder<GELU> {
  public:
   explicit GELU(std::string approximate = "none") : approximate(std::move(approximate)) {}
   Tensor forward(const Tensor& input) override { return gelu(input, approximate); }
@@ -42,7 +43,7 @@ class GELU : public Module {
   std::string approximate;
 };
 
-class LeakyReLU : public Module {
+class LeakyReLU : public Module, public Holder<LeakyReLU> {
  public:
   explicit LeakyReLU(double negative_slope = 0.01) : negative_slope(negative_slope) {}
   Tensor forward(const Tensor& input) override { return leaky_relu(input, negative_slope); }
@@ -50,7 +51,7 @@ class LeakyReLU : public Module {
   double negative_slope;
 };
 
-class ELU : public Module {
+class ELU : public Module, public Holder<ELU> {
  public:
   explicit ELU(double alpha = 1.0) : alpha(alpha) {}
   Tensor forward(const Tensor& input) override { return elu(input, alpha); }
@@ -58,7 +59,7 @@ class ELU : public Module {
   double alpha;
 };
 
-class Softplus : public Module {
+class Softplus : public Module, public Holder<Softplus> {
  public:
   explicit Softplus(double beta = 1.0, double threshold = 20.0)
       : beta(beta), threshold(threshold) {}
@@ -67,7 +68,7 @@ class Softplus : public Module {
   double beta, threshold;
 };
 
-class Softmax : public Module {
+class Softmax : public Module, public Holder<Softmax> {
  public:
   explicit Softmax(int64_t dim) : dim(dim) {}
   Tensor forward(const Tensor& input) override { return softmax(input, dim); }
@@ -75,7 +76,7 @@ class Softmax : public Module {
   int64_t dim;
 };
 
-class LogSoftmax : public Module {
+class LogSoftmax : public Module, public Holder<LogSoftmax> {
  public:
   explicit LogSoftmax(int64_t dim) : dim(dim) {}
   Tensor forward(const Tensor& input) override { return log_softmax(input, dim); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "torchlet/error.h"
+#include "torchlet/nn/holder.h"
 #include "torchlet/nn/module.h"
 
 namespace torchlet::nn {
@@ -25,7 +26,7 @@ M& as(Module& module, const std::string& where) {
 }  // namespace detail
 
 // Modules in order, named "0", "1", ... as in PyTorch.
-class ModuleList : public Module {
+class ModuleList : public Module, public Holder<ModuleList> {
  public:
   ModuleList() = default;
   template <typename... Ms>
@@ -54,7 +55,7 @@ class ModuleList : public Module {
 };
 
 // Modules by name, in insertion order.
-class ModuleDict : public Module {
+class ModuleDict : public Module, public Holder<ModuleDict> {
  public:
   using Item = std::pair<std::string, std::shared_ptr<Module>>;
   ModuleDict() = default;

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "torchlet/nn/holder.h"
 #include "torchlet/nn/module.h"
 
 namespace torchlet::nn {
 
-class LayerNorm : public Module {
+class LayerNorm : public Module, public Holder<LayerNorm> {
  public:
   explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5,
                      bool elementwise_affine = true);
@@ -26,7 +27,7 @@ class LayerNorm : public Module {
 // BatchNorm1d takes [N, C] or [N, C, L]; BatchNorm2d [N, C, H, W]. Statistics are over every
 // dimension but C. momentum is PyTorch's: running = (1 - momentum) running + momentum batch,
 // the running variance unbiased.
-class BatchNorm : public Module {
+class BatchNorm : public Module, public Holder<BatchNorm> {
  public:
   BatchNorm(int64_t num_features, int dims, double eps, double momentum, bool affine,
             bool track_running_stats);
@@ -58,7 +59,7 @@ class BatchNorm2d : public BatchNorm {
 
 // Normalises each sample over groups of num_channels / num_groups channels (see group_norm);
 // weight ones and bias zeros [num_channels] with affine.
-class GroupNorm : public Module {
+class GroupNorm : public Module, public Holder<GroupNorm> {
  public:
   GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
   Tensor forward(const Tensor& input) override;

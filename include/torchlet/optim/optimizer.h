@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "torchlet/optim/options.h"
 #include "torchlet/tensor.h"
 
 namespace torchlet::optim {
@@ -100,6 +101,9 @@ class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, double lr, double momentum = 0.0, double weight_decay = 0.0,
       bool nesterov = false, bool maximize = false);
+  SGD(std::vector<Tensor> params, const SGDOptions& o)
+      : SGD(std::move(params), o.lr(), o.momentum(), o.weight_decay(), o.nesterov(), o.maximize()) {
+  }
   void step() override;
   const char* name() const noexcept override { return "SGD"; }
   StateDict state_dict() const override;
@@ -120,6 +124,9 @@ class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, double lr = 1e-3, std::pair<double, double> betas = {0.9, 0.999},
        double eps = 1e-8, double weight_decay = 0.0, bool maximize = false);
+  Adam(std::vector<Tensor> params, const AdamOptions& o)
+      : Adam(std::move(params), o.lr(), {std::get<0>(o.betas()), std::get<1>(o.betas())}, o.eps(),
+             o.weight_decay(), o.maximize()) {}
   void step() override;
   const char* name() const noexcept override { return "Adam"; }
   StateDict state_dict() const override;
@@ -145,6 +152,9 @@ class AdamW final : public Adam {
   AdamW(std::vector<Tensor> params, double lr = 1e-3,
         std::pair<double, double> betas = {0.9, 0.999}, double eps = 1e-8,
         double weight_decay = 1e-2, bool maximize = false);
+  AdamW(std::vector<Tensor> params, const AdamWOptions& o)
+      : AdamW(std::move(params), o.lr(), {std::get<0>(o.betas()), std::get<1>(o.betas())}, o.eps(),
+              o.weight_decay(), o.maximize()) {}
   const char* name() const noexcept override { return "AdamW"; }
 };
 
