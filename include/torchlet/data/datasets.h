@@ -98,9 +98,7 @@ class ExampleLoader {
       return *this;
     }
     void operator++(int) { ++*this; }
-    friend bool operator==(const Iterator& a, const Iterator& b) noexcept {
-      return a.it_ == b.it_;
-    }
+    friend bool operator==(const Iterator& a, const Iterator& b) noexcept { return a.it_ == b.it_; }
 
    private:
     void load() { example_ = Example{it_->input, it_->target}; }
