@@ -17,50 +17,30 @@ namespace {
 using v4d = double __attribute__((vector_size(32)));
 using v4f = float __attribute__((vector_size(16)));
 
-// Columns i .. i + 4V + tail of out[i] = scale * sum_j in[j][i] (in: [r][inner]), each summed
-// down j in a double as a plain loop would: 4V columns in vectors, `tail` (< 4) in scalars,
-// all in registers in one pass over the rows.
-template <int V>
-TORCHLET_SIMD_INLINE void column_group(const float* in, float* out, int64_t r, int64_t inner,
-                                       int64_t i, int64_t tail, float scale) {
-  v4d acc[V + 1] = {};
-  double t0 = 0.0, t1 = 0.0, t2 = 0.0;
-  for (int64_t j = 0; j < r; ++j) {
-    const float* row = in + j * inner + i;
-    for (int u = 0; u < V; ++u) {
-      v4f x;
-      std::memcpy(&x, row + 4 * u, sizeof x);
-      acc[u] += __builtin_convertvector(x, v4d);
-    }
-    if (tail > 0) t0 += row[4 * V];
-    if (tail > 1) t1 += row[4 * V + 1];
-    if (tail > 2) t2 += row[4 * V + 2];
-  }
-  for (int u = 0; u < V; ++u)
-    for (int l = 0; l < 4; ++l) out[i + 4 * u + l] = static_cast<float>(acc[u][l] * scale);
-  const double tails[3] = {t0, t1, t2};
-  for (int64_t u = 0; u < tail; ++u) out[i + 4 * V + u] = static_cast<float>(tails[u] * scale);
-}
-
-// Columns [begin, end) of out[i] = scale * sum_j in[j][i], rows `inner` floats apart.
+// Columns [begin, end) of out[i] = scale * sum_j in[j][i], rows `inner` floats apart, each
+// summed down j in a double as a plain loop would. kColumnChunk columns at a time, their sums
+// in a buffer that stays in L1, so each row's part is read contiguously (a stream the
+// prefetcher follows, not one cache line a row).
+constexpr int64_t kColumnChunk = 1024;
 TORCHLET_SIMD_CLONES void column_sums(const float* in, float* out, int64_t r, int64_t inner,
                                       int64_t begin, int64_t end, float scale) {
-  int64_t i = begin;
-  for (; i + 16 <= end; i += 16) column_group<4>(in, out, r, inner, i, 0, scale);
-  const int64_t left = end - i, tail = left % 4;
-  switch (left / 4) {
-    case 3: column_group<3>(in, out, r, inner, i, tail, scale); break;
-    case 2: column_group<2>(in, out, r, inner, i, tail, scale); break;
-    case 1: column_group<1>(in, out, r, inner, i, tail, scale); break;
-    default: column_group<0>(in, out, r, inner, i, tail, scale); break;
+  double acc[kColumnChunk];
+  for (int64_t c = begin; c < end; c += kColumnChunk) {
+    const int64_t w = std::min(kColumnChunk, end - c);
+    std::fill(acc, acc + w, 0.0);
+    for (int64_t j = 0; j < r; ++j) {
+      const float* row = in + j * inner + c;
+      for (int64_t i = 0; i < w; ++i) acc[i] += row[i];
+    }
+    for (int64_t i = 0; i < w; ++i) out[c + i] = static_cast<float>(acc[i] * scale);
   }
 }
 
 // A long contiguous run is cut into parts of this many elements, reduced in parallel and then
 // combined in order: the same parts, so the same result, whatever the thread count.
 constexpr int64_t kRunPart = int64_t{1} << 16;
-// Column sums of one [r, inner] block are split into stripes of this many columns (a multiple
-// of 16, so each stripe but the last runs whole vectors): each column is summed as before.
+// Column sums of one [r, inner] block are split between the threads in stripes of this many
+// columns: each column is summed as before, so the result does not depend on the split.
 constexpr int64_t kColumnBlock = 256;
 
 // The sum of a contiguous run in double, in 16 lanes (four vectors) so that the additions
