@@ -63,7 +63,7 @@ TEST(BackendCoverage, TheConformanceTablesCallEveryEntryOnTheCpu) {
     if (kNotRouted.count(name))
       EXPECT_EQ(counter.calls(k), 0) << name << " is routed now: take it off kNotRouted";
     else if (counter.calls(k) == 0)
-      never += " " + name;
+      never.append(" ").append(name);
   }
   EXPECT_EQ(never, "") << "backend entries no conformance test calls on the CPU";
   EXPECT_GT(testing::conformance_tests().size(), 20u);
