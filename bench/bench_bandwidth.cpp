@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   report("max", n * f, median_seconds(repeats, [&] { out = x.max(); }));
   report("min", n * f, median_seconds(repeats, [&] { out = x.min(); }));
   report("mean_dim0", n * f, median_seconds(repeats, [&] { out = x.mean(0); }));
+  report("argmax_dim1", n * f, median_seconds(repeats, [&] { out = x.argmax(1); }));
   std::printf("{\"threads\": %d, \"elements\": %.0f}\n", used, n);
   return out.defined() ? 0 : 1;
 }

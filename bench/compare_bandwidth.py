@@ -54,6 +54,7 @@ def pytorch_seconds(elements, repeats, threads):
         "max": lambda: x.max(),
         "min": lambda: x.min(),
         "mean_dim0": lambda: x.mean(0),
+        "argmax_dim1": lambda: x.argmax(1),
     }
     return {name: median_seconds(repeats, f) for name, f in ops.items()}, torch.__version__
 

@@ -217,15 +217,18 @@ void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t o
   profile::record_launch();
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* x = static_cast<const T*>(in);
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        const T* col = x + o * r * inner + i;
-        int64_t best = 0;
-        for (int64_t j = 1; j < r; ++j)
-          if (col[j * inner] > col[best * inner]) best = j;
-        out[o * inner + i] = best;
-      }
-    }
+    // Each output on its own, so the split between threads changes nothing.
+    parallel_for(outer * inner, std::max<int64_t>(kParallelGrain / std::max<int64_t>(r, 1), 1),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t k = first; k < last; ++k) {
+                     const T* col = x + (k / inner) * r * inner + k % inner;
+                     int64_t best = 0;
+                     T top = col[0];
+                     for (int64_t j = 1; j < r; ++j)
+                       if (col[j * inner] > top) best = j, top = col[j * inner];
+                     out[k] = best;
+                   }
+                 });
   });
 }
 
