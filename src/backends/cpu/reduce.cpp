@@ -87,6 +87,43 @@ TORCHLET_SIMD_CLONES float run_extreme(const float* x, int64_t n, bool max) {
   return any_nan ? std::numeric_limits<float>::quiet_NaN() : out;
 }
 
+// The largest of a contiguous run of n < 2^31 floats and its first position, NaN never chosen:
+// 8 lanes, each keeping the first position of its own largest, combined by value and then
+// position. {-inf, -1} when no element is above -inf.
+struct Best {
+  float value;
+  int64_t at;
+};
+TORCHLET_SIMD_CLONES Best run_argmax(const float* x, int64_t n, int64_t offset) {
+  constexpr float kLow = -std::numeric_limits<float>::infinity();
+  simd::v8 top = simd::splat(kLow);
+  simd::v8i at = simd::v8i{} - 1, position = {0, 1, 2, 3, 4, 5, 6, 7};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8, position += 8) {
+    const simd::v8 v = simd::load(x + j);
+    const simd::v8i above = v > top;
+    top = above ? v : top;
+    at = above ? position : at;
+  }
+  Best best{kLow, -1};
+  for (int l = 0; l < 8; ++l)
+    if (at[l] >= 0 && (top[l] > best.value || (top[l] == best.value && at[l] < best.at)))
+      best = {top[l], at[l]};
+  for (; j < n; ++j)
+    if (x[j] > best.value) best = {x[j], j};
+  if (best.at >= 0) best.at += offset;
+  return best;
+}
+
+// The first position of the largest of x[0..n) as a plain loop from x[0] finds it (x[0]'s when
+// nothing is above it, so also when x[0] is NaN), from parts' Bests in order.
+int64_t first_largest(const float* x, const Best* parts, int64_t count) {
+  Best best{x[0], 0};
+  for (int64_t p = 0; p < count; ++p)
+    if (parts[p].at >= 0 && parts[p].value > best.value) best = parts[p];
+  return best.at;
+}
+
 // reduce(x[0..n)) for one long run: parts of kRunPart in parallel, combined in order.
 template <typename Part, typename Combine>
 auto reduce_long_run(int64_t n, Part part, Combine combine) {
@@ -215,6 +252,27 @@ void CpuBackend::cumsum_dim(DType dtype, const void* in, void* out, int64_t oute
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                             int64_t inner) {
   profile::record_launch();
+  if (dtype == DType::Float32 && inner == 1 && r > 0 && r < (int64_t{1} << 31)) {  // float rows
+    const float* x = static_cast<const float*>(in);
+    if (outer == 1 && r > 2 * kRunPart) {
+      const int64_t parts = (r + kRunPart - 1) / kRunPart;
+      std::vector<Best> best(static_cast<std::size_t>(parts));
+      parallel_for(parts, 1, [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p)
+          best[p] = run_argmax(x + p * kRunPart, std::min(r, (p + 1) * kRunPart) - p * kRunPart,
+                               p * kRunPart);
+      });
+      out[0] = first_largest(x, best.data(), parts);
+      return;
+    }
+    parallel_for(outer, std::max<int64_t>(kParallelGrain / r, 1), [&](int64_t first, int64_t last) {
+      for (int64_t o = first; o < last; ++o) {
+        const Best best = run_argmax(x + o * r, r, 0);
+        out[o] = first_largest(x + o * r, &best, 1);
+      }
+    });
+    return;
+  }
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* x = static_cast<const T*>(in);
     // Each output on its own, so the split between threads changes nothing.
