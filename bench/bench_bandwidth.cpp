@@ -93,10 +93,18 @@ int main(int argc, char** argv) {
   report("exp", 2 * n * f, median_seconds(repeats, [&] { out = tl::exp(x); }));
   report("relu", 2 * n * f, median_seconds(repeats, [&] { out = tl::relu(x); }));
   report("sigmoid", 2 * n * f, median_seconds(repeats, [&] { out = tl::sigmoid(x); }));
+  report("log", 2 * n * f, median_seconds(repeats, [&] { out = tl::log(x); }));
+  report("tanh", 2 * n * f, median_seconds(repeats, [&] { out = tl::tanh(x); }));
+  report("erf", 2 * n * f, median_seconds(repeats, [&] { out = tl::erf(x); }));
+  report("gelu", 2 * n * f, median_seconds(repeats, [&] { out = tl::gelu(x); }));
+  report("silu", 2 * n * f, median_seconds(repeats, [&] { out = tl::silu(x); }));
   report("sum", n * f, median_seconds(repeats, [&] { out = x.sum(); }));
   report("sum_dim0", n * f, median_seconds(repeats, [&] { out = x.sum(0); }));
   report("sum_dim1", n * f, median_seconds(repeats, [&] { out = x.sum(1); }));
   report("max", n * f, median_seconds(repeats, [&] { out = x.max(); }));
+  report("min", n * f, median_seconds(repeats, [&] { out = x.min(); }));
+  report("mean_dim0", n * f, median_seconds(repeats, [&] { out = x.mean(0); }));
+  report("argmax_dim1", n * f, median_seconds(repeats, [&] { out = x.argmax(1); }));
   std::printf("{\"threads\": %d, \"elements\": %.0f}\n", used, n);
   return out.defined() ? 0 : 1;
 }

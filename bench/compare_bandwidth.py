@@ -43,10 +43,18 @@ def pytorch_seconds(elements, repeats, threads):
         "exp": lambda: torch.exp(x),
         "relu": lambda: torch.relu(x),
         "sigmoid": lambda: torch.sigmoid(x),
+        "log": lambda: torch.log(x),
+        "tanh": lambda: torch.tanh(x),
+        "erf": lambda: torch.erf(x),
+        "gelu": lambda: torch.nn.functional.gelu(x),
+        "silu": lambda: torch.nn.functional.silu(x),
         "sum": lambda: x.sum(),
         "sum_dim0": lambda: x.sum(0),
         "sum_dim1": lambda: x.sum(1),
         "max": lambda: x.max(),
+        "min": lambda: x.min(),
+        "mean_dim0": lambda: x.mean(0),
+        "argmax_dim1": lambda: x.argmax(1),
     }
     return {name: median_seconds(repeats, f) for name, f in ops.items()}, torch.__version__
 

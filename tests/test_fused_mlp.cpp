@@ -1,6 +1,7 @@
 // FusedMlp (one backend call for forward, loss and backward) against the eager ops and
 // autograd on the same model: loss and every gradient, on awkward batch sizes and widths,
 // full batches and gathered rows.
+#include "conformance.h"
 #include "testing.h"
 
 namespace torchlet {
@@ -112,7 +113,7 @@ TEST(FusedMlp, TrainsIrisLikeTheEagerLoop) {
 namespace torchlet {
 namespace {
 
-TEST(FusedMlp, ReplayedSgdStepsMatchOneStepAtATime) {
+CONFORMANCE_TEST(FusedMlp, ReplayedSgdStepsMatchOneStepAtATime) {
   auto run = [](bool replay) {
     manual_seed(2);
     nn::Sequential model;

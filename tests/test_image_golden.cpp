@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "conformance.h"
 #include "testing.h"
 #include "torchlet/torchlet.h"
 
@@ -34,7 +35,7 @@ Size2 size2(const json& pair) { return Size2(pair[0].get<int64_t>(), pair[1].get
 
 }  // namespace
 
-TEST(ImageGolden, Conv2dMatchesPyTorch) {
+CONFORMANCE_TEST(ImageGolden, Conv2dMatchesPyTorch) {
   for (const json& c : golden().at("conv2d")) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     Tensor x = from_json(c.at("input"), c.at("input_shape"), true);
@@ -57,7 +58,7 @@ TEST(ImageGolden, Conv2dMatchesPyTorch) {
   }
 }
 
-TEST(ImageGolden, MaxPool2dMatchesPyTorch) {
+CONFORMANCE_TEST(ImageGolden, MaxPool2dMatchesPyTorch) {
   for (const json& c : golden().at("max_pool2d")) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     Tensor x = from_json(c.at("input"), c.at("input_shape"), true);

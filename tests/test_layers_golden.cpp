@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "conformance.h"
 #include "testing.h"
 
 namespace torchlet {
@@ -69,7 +70,7 @@ std::vector<Tensor> inputs_of(const json& e, const Device& device = kCPU) {
   return inputs;
 }
 
-TEST(LayersGolden, ForwardAndBackwardMatchPyTorch) {
+CONFORMANCE_TEST(LayersGolden, ForwardAndBackwardMatchPyTorch) {
   ASSERT_EQ(golden()["cases"].size(), 9u);
   for (const json& e : golden()["cases"]) {
     SCOPED_TRACE(e["name"].get<std::string>());

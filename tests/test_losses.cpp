@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "conformance.h"
 #include "ops_golden.h"
 #include "testing.h"
 
@@ -71,7 +72,7 @@ Tensor target_of(const nlohmann::json& e) {
   return tensor(e["target"].get<std::vector<float>>(), {4, 3});
 }
 
-TEST(Losses, EveryLossMatchesPyTorchValuesAndGradients) {
+CONFORMANCE_TEST(Losses, EveryLossMatchesPyTorchValuesAndGradients) {
   std::size_t seen = 0;
   for (const nlohmann::json& e : testing::ops_golden()["losses"]) {
     const std::string name = e["name"];

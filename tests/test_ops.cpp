@@ -1,6 +1,7 @@
 // Every op: forward against a plain reference on awkward shapes (1, 7, 129 rows), backward
 // against central finite differences.
 #include <cmath>
+#include <limits>
 
 #include "testing.h"
 
@@ -115,6 +116,37 @@ TEST_P(OpsTest, CrossEntropy) {
   EXPECT_EQ(cross_entropy(x, target).dim(), 0);
   expect_gradients_match([&](const auto& a) { return cross_entropy(a[0], target); }, {x},
                          "cross_entropy");
+}
+
+// argmax of float rows (8 lanes, long rows in parts): the first position of the largest, as a
+// plain loop from the first element finds it, with many ties, -inf, and NaN (never chosen,
+// except that a row starting with NaN gives 0, as the loop does).
+TEST(Reductions, ArgmaxOfRowsIsThePlainLoopsWithTiesInfinitiesAndNan) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const std::vector<float> pool = {-inf, -1.0f, 0.0f, 2.0f, 2.0f, 3.0f, nan, 3.0f};
+  for (int64_t cols : {1, 7, 8, 9, 37, 300000}) {
+    const int64_t rows = cols > 1000 ? 2 : 40;
+    std::vector<float> v(static_cast<std::size_t>(rows * cols));
+    uint32_t state = static_cast<uint32_t>(cols);
+    for (float& e : v) e = pool[(state = state * 1664525u + 1013904223u) >> 29];
+    v[0] = nan;      // row 0 starts with NaN
+    v[cols] = -inf;  // row 1 starts with -inf
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t best = 0;
+      for (int64_t j = 1; j < cols; ++j)
+        if (v[i * cols + j] > v[i * cols + best]) best = j;
+      want.push_back(best);
+    }
+    const Tensor x = tensor(v, {rows, cols});
+    EXPECT_EQ(x.argmax(1).to_vector<int64_t>(), want) << cols << " columns";
+    const std::vector<float> second(v.begin() + cols, v.begin() + 2 * cols);  // one long row
+    EXPECT_EQ(tensor(second).argmax(0).item<int64_t>(), want[1]) << cols << " columns";
+  }
+  std::vector<float> late(300000, 0.0f);  // the largest only in a later part, twice
+  late[200001] = late[250000] = 5.0f;
+  late[7] = nan;
+  EXPECT_EQ(tensor(late).argmax(0).item<int64_t>(), 200001);
 }
 
 TEST(CrossEntropy, StableForHugeLogits) {

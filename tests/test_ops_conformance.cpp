@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "conformance.h"
 #include "ops_golden.h"
 #include "testing.h"
 
@@ -130,7 +131,7 @@ std::vector<float> reference_of(const std::function<double(double)>& f,
   return out;
 }
 
-TEST(OpsConformance, EveryRowHasPyTorchNumbersAndEveryFixtureARow) {
+CONFORMANCE_TEST(OpsConformance, EveryRowHasPyTorchNumbersAndEveryFixtureARow) {
   std::size_t unary = 0, binary = 0;
   for (const json& e : golden()["unary"]) unary += unary_rows().count(e["name"].get<std::string>());
   for (const json& e : golden()["binary"])
@@ -141,7 +142,7 @@ TEST(OpsConformance, EveryRowHasPyTorchNumbersAndEveryFixtureARow) {
   EXPECT_EQ(binary, golden()["binary"].size());
 }
 
-TEST(OpsConformance, UnaryForwardAndBackwardMatchPyTorch) {
+CONFORMANCE_TEST(OpsConformance, UnaryForwardAndBackwardMatchPyTorch) {
   for (const json& e : golden()["unary"]) {
     const std::string name = e["name"];
     SCOPED_TRACE(name);
@@ -155,7 +156,7 @@ TEST(OpsConformance, UnaryForwardAndBackwardMatchPyTorch) {
   }
 }
 
-TEST(OpsConformance, BinaryForwardAndBackwardMatchPyTorchWithBroadcasting) {
+CONFORMANCE_TEST(OpsConformance, BinaryForwardAndBackwardMatchPyTorchWithBroadcasting) {
   for (const json& e : golden()["binary"]) {
     const std::string name = e["name"];
     SCOPED_TRACE(name);
@@ -172,7 +173,7 @@ TEST(OpsConformance, BinaryForwardAndBackwardMatchPyTorchWithBroadcasting) {
   }
 }
 
-TEST(OpsConformance, UnaryGradientsMatchFiniteDifferences) {
+CONFORMANCE_TEST(OpsConformance, UnaryGradientsMatchFiniteDifferences) {
   for (const json& e : golden()["unary"]) {
     const std::string name = e["name"];
     if (name == "sign") continue;  // piecewise constant: its gradient is 0, checked against PyTorch
@@ -182,7 +183,7 @@ TEST(OpsConformance, UnaryGradientsMatchFiniteDifferences) {
   }
 }
 
-TEST(OpsConformance, BinaryGradientsMatchFiniteDifferences) {
+CONFORMANCE_TEST(OpsConformance, BinaryGradientsMatchFiniteDifferences) {
   for (const json& e : golden()["binary"]) {
     const std::string name = e["name"];
     if (name == "maximum" || name == "minimum") continue;  // the fixture's tie has no derivative
@@ -201,7 +202,7 @@ Tensor inputs_like(const json& e, int64_t n) {
   return tensor(v, {n});
 }
 
-TEST(OpsConformance, UnaryOnAwkwardShapesMatchesThePlainReference) {
+CONFORMANCE_TEST(OpsConformance, UnaryOnAwkwardShapesMatchesThePlainReference) {
   for (const json& e : golden()["unary"]) {
     const std::string name = e["name"];
     SCOPED_TRACE(name);
@@ -222,7 +223,7 @@ TEST(OpsConformance, UnaryOnAwkwardShapesMatchesThePlainReference) {
   }
 }
 
-TEST(OpsConformance, BinaryOnAwkwardShapesMatchesThePlainReference) {
+CONFORMANCE_TEST(OpsConformance, BinaryOnAwkwardShapesMatchesThePlainReference) {
   for (const json& e : golden()["binary"]) {
     const std::string name = e["name"];
     SCOPED_TRACE(name);
@@ -250,7 +251,7 @@ std::vector<float> special(const json& j) {
 
 std::vector<bool> bools(const json& j) { return j.get<std::vector<bool>>(); }
 
-TEST(OpsConformance, ComparisonsAndSpecialValuesMatchPyTorch) {
+CONFORMANCE_TEST(OpsConformance, ComparisonsAndSpecialValuesMatchPyTorch) {
   const json& s = golden()["special"];
   const Tensor x = tensor(special(s["x"])), y = tensor(special(s["y"]));
   EXPECT_EQ((x == y).to_vector<bool>(), bools(s["eq"]));
@@ -275,7 +276,7 @@ TEST(OpsConformance, ComparisonsAndSpecialValuesMatchPyTorch) {
   same(sigmoid(x).to_vector<float>(), special(s["sigmoid"]));
 }
 
-TEST(OpsConformance, LogicAndWhere) {
+CONFORMANCE_TEST(OpsConformance, LogicAndWhere) {
   const Tensor p = tensor({1, 0, 1, 0}).to(kBool), q = tensor({1, 1, 0, 0}).to(kBool);
   EXPECT_EQ((p & q).to_vector<bool>(), (std::vector<bool>{true, false, false, false}));
   EXPECT_EQ(logical_or(p, q).to_vector<bool>(), (std::vector<bool>{true, true, true, false}));
@@ -295,7 +296,7 @@ TEST(OpsConformance, LogicAndWhere) {
   EXPECT_EQ(where(cond, 5, tensor({0, 0})).to_vector<int64_t>(), (std::vector<int64_t>{5, 0}));
 }
 
-TEST(OpsConformance, TypePromotionFollowsPyTorch) {
+CONFORMANCE_TEST(OpsConformance, TypePromotionFollowsPyTorch) {
   const Tensor i = tensor({1, 2, 3});
   EXPECT_EQ((i * 2).dtype(), kInt64);
   EXPECT_EQ((i * 2).to_vector<int64_t>(), (std::vector<int64_t>{2, 4, 6}));
@@ -316,7 +317,7 @@ TEST(OpsConformance, TypePromotionFollowsPyTorch) {
   EXPECT_EQ((t + 1).to_vector<int64_t>(), (std::vector<int64_t>{2, 2}));
 }
 
-TEST(OpsConformance, ErrorsNameTheOpAndWhatWasExpected) {
+CONFORMANCE_TEST(OpsConformance, ErrorsNameTheOpAndWhatWasExpected) {
   EXPECT_EQ(testing::error_of([] {
               exp(tensor({1, 2}));
             }),

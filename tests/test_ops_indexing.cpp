@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "conformance.h"
 #include "ops_golden.h"
 #include "testing.h"
 
@@ -152,18 +153,18 @@ const std::map<std::string, Fn>& rows() {
   return table;
 }
 
-TEST(OpsIndexing, EveryRowMatchesPyTorchForwardAndBackward) {
+CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesPyTorchForwardAndBackward) {
   testing::expect_rows_match_pytorch("indexing", rows());
 }
 
-TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
+CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
   // The masks are made from x itself: a nudge may cross 0 and change what they select.
   testing::expect_rows_match_finite_differences("indexing", rows(),
                                                 {"index_mask", "index_put_mask"});
 }
 
 // gather and scatter_add against plain loops on a non-contiguous input of awkward sizes.
-TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
+CONFORMANCE_TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
   manual_seed(7);
   const Tensor base = randn({5, 7});
   const Tensor x = base.t();  // [7, 5], strides (1, 7)
@@ -184,7 +185,7 @@ TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
       all_close(scatter_add(zeros({7, 5}), 1, index, src).to_vector<float>(), sums, 1e-6, 1e-6));
 }
 
-TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {
+CONFORMANCE_TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {
   const Tensor x = arange(12).to(kFloat32).reshape({3, 4});
   const Tensor none = tensor(std::vector<int64_t>{}, Shape{0});
   EXPECT_EQ(index_select(x, 1, none).shape(), Shape({3, 0}));
@@ -200,7 +201,7 @@ TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {
   EXPECT_EQ(s.index({None}).shape(), Shape({1}));
 }
 
-TEST(OpsIndexing, BasicIndexingIsAViewAndAdvancedIndexingACopy) {
+CONFORMANCE_TEST(OpsIndexing, BasicIndexingIsAViewAndAdvancedIndexingACopy) {
   Tensor x = arange(12).to(kFloat32).reshape({3, 4});
   Tensor v = x.index({Slice(), Slice(1, None, 2)});  // columns 1 and 3, a view
   v.fill_(-1.0);
@@ -212,7 +213,7 @@ TEST(OpsIndexing, BasicIndexingIsAViewAndAdvancedIndexingACopy) {
   EXPECT_EQ(x.index({-1, Slice(-2)}).to_vector<float>(), (std::vector<float>{10, -1}));
 }
 
-TEST(OpsIndexing, IndexPutInPlaceWithTensorsScalarsAndAccumulate) {
+CONFORMANCE_TEST(OpsIndexing, IndexPutInPlaceWithTensorsScalarsAndAccumulate) {
   Tensor x = zeros({3, 4});
   x.index_put_({ints({0, 2}), ints({1, 1})}, 5.0);
   x.index_put_({1}, tensor({1.0f, 2.0f, 3.0f, 4.0f}));
@@ -226,7 +227,7 @@ TEST(OpsIndexing, IndexPutInPlaceWithTensorsScalarsAndAccumulate) {
   EXPECT_EQ(k.to_vector<int64_t>(), (std::vector<int64_t>{9, 1, 2, 3, 9}));
 }
 
-TEST(OpsIndexing, ScatterWithAScalarAndIntegerTensors) {
+CONFORMANCE_TEST(OpsIndexing, ScatterWithAScalarAndIntegerTensors) {
   const Tensor x = arange(6).reshape({2, 3});
   EXPECT_EQ(x.scatter(1, ints({2, 0}, {2, 1}), 0).to_vector<int64_t>(),
             (std::vector<int64_t>{0, 1, 0, 0, 4, 5}));
@@ -235,7 +236,7 @@ TEST(OpsIndexing, ScatterWithAScalarAndIntegerTensors) {
   EXPECT_EQ(x.index_select(1, ints({2})).to_vector<int64_t>(), (std::vector<int64_t>{2, 5}));
 }
 
-TEST(OpsIndexing, ErrorsSayWhatWasExpected) {
+CONFORMANCE_TEST(OpsIndexing, ErrorsSayWhatWasExpected) {
   const Tensor x = zeros({3, 4});
   EXPECT_EQ(error_of([&] {
               gather(x, 1, ints({0, 7, 1}, {3, 1}));

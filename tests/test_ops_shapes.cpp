@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "conformance.h"
 #include "ops_golden.h"
 #include "testing.h"
 
@@ -65,17 +66,17 @@ const std::map<std::string, Fn>& rows() {
   return table;
 }
 
-TEST(OpsShapes, EveryRowMatchesPyTorchForwardAndBackward) {
+CONFORMANCE_TEST(OpsShapes, EveryRowMatchesPyTorchForwardAndBackward) {
   testing::expect_rows_match_pytorch("reductions", rows());
 }
 
-TEST(OpsShapes, EveryRowMatchesFiniteDifferences) {
+CONFORMANCE_TEST(OpsShapes, EveryRowMatchesFiniteDifferences) {
   // Kinks: the maximum's gradient jumps where two elements are equal.
   testing::expect_rows_match_finite_differences("reductions", rows(),
                                                 {"max_dim1", "min_dim0_keepdim", "amax_all"});
 }
 
-TEST(OpsShapes, ViewsShareStorageAndViewRefusesWhatReshapeCopies) {
+CONFORMANCE_TEST(OpsShapes, ViewsShareStorageAndViewRefusesWhatReshapeCopies) {
   Tensor x = arange(12).to(kFloat32).reshape({3, 4});
   Tensor p = x.permute({1, 0});
   EXPECT_FALSE(p.is_contiguous());
@@ -97,7 +98,7 @@ TEST(OpsShapes, ViewsShareStorageAndViewRefusesWhatReshapeCopies) {
             "dimension 1, target sizes [3, 5], tensor sizes [3, 4]");
 }
 
-TEST(OpsShapes, SplitChunkAndCatOfManyTensors) {
+CONFORMANCE_TEST(OpsShapes, SplitChunkAndCatOfManyTensors) {
   const Tensor x = arange(10);
   const auto pieces = x.split(4);
   ASSERT_EQ(pieces.size(), 3u);
@@ -121,7 +122,7 @@ TEST(OpsShapes, SplitChunkAndCatOfManyTensors) {
             "3 for tensor number 1 in the list.");
 }
 
-TEST(OpsShapes, IntegerReductionsAndIndices) {
+CONFORMANCE_TEST(OpsShapes, IntegerReductionsAndIndices) {
   const Tensor x = tensor({3, -1, 4, 1, -5, 9}, {2, 3});
   auto [values, indices] = x.max(1);
   EXPECT_EQ(values.to_vector<int64_t>(), (std::vector<int64_t>{4, 9}));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance.h"
 #include "testing.h"
 
 namespace torchlet {
@@ -66,7 +67,7 @@ std::unique_ptr<optim::Optimizer> make(const std::string& name, std::vector<Tens
       get(o, "initial_accumulator_value", 0.0), get(o, "eps", 1e-10), maximize);
 }
 
-TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
+CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
   const json& g = golden();
   ASSERT_EQ(g["optimizers"].size(), 14u);
   for (const auto& [name, config] : g["optimizers"].items()) {

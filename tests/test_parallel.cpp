@@ -104,5 +104,26 @@ TEST(ParallelFor, SplitKernelsGiveTheResultsOfOneThread) {
     EXPECT_TRUE(testing::all_close(three[i], one[i], 1e-5, 1e-5)) << "output " << i;
 }
 
+// The reductions split long runs into fixed parts, column sums into column stripes and argmax
+// into outputs: the same bits on any thread count.
+TEST(ParallelFor, ReductionsGiveTheSameBitsOnAnyThreadCount) {
+  const Tensor x = testing::random_tensor({300, 2000}, 6), flat = x.reshape({-1});
+  auto run = [&](int threads) {
+    ThreadCount count(threads);
+    std::vector<std::vector<float>> out;
+    for (const Tensor& y : {x.sum(), x.sum(0), x.sum(1), x.mean(0), flat.sum(), x.max(), x.min(),
+                            flat.max(), amax(x, {1})})
+      out.push_back(y.to_vector<float>());
+    for (const Tensor& i : {x.argmax(0), x.argmax(1), flat.argmax(0)}) {
+      const std::vector<int64_t> v = i.to_vector<int64_t>();
+      out.emplace_back(v.begin(), v.end());
+    }
+    return out;
+  };
+  const auto one = run(1);
+  EXPECT_EQ(run(2), one);
+  EXPECT_EQ(run(3), one);
+}
+
 }  // namespace
 }  // namespace torchlet

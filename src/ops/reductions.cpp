@@ -149,20 +149,35 @@ Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
   return (-x.to(x.dtype() == kBool ? kInt64 : x.dtype())).argmax(dim, keepdim);
 }
 
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  ops::check_defined("amax", {"input", x});
-  const std::vector<int> ds = normalize_dims("amax", dims, x.dim());
+namespace {
+
+// amax/amin over dims, the last first. Without a gradient to keep, only the values (the first
+// pass reads every element, the others what is left); with one, through max/min(dim) and their
+// indices.
+Tensor extreme(const char* name, ReduceOp op, const Tensor& x, const std::vector<int64_t>& dims,
+               bool keepdim) {
+  ops::check_defined(name, {"input", x});
+  const std::vector<int> ds = normalize_dims(name, dims, x.dim());
+  const bool grad = autograd::needs_grad({&x});
   Tensor out = x;
-  for (auto it = ds.rbegin(); it != ds.rend(); ++it) out = std::get<0>(max(out, *it, true));
+  for (auto it = ds.rbegin(); it != ds.rend(); ++it)
+    out = grad ? std::get<0>(select_reduce(name, op, out, *it, true))
+               : reduce_kernel(name, op, out, *it, true).to(x.dtype());
   return keepdim ? out : out.reshape(reduced(x.shape(), ds, false));
 }
 
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return -amax(-x, dims, keepdim);
+}  // namespace
+
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return extreme("amax", ReduceOp::Max, x, dims, keepdim);
 }
 
-Tensor max(const Tensor& x) { return amax(x, {}, false); }
-Tensor min(const Tensor& x) { return amin(x, {}, false); }
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return extreme("amin", ReduceOp::Min, x, dims, keepdim);
+}
+
+Tensor max(const Tensor& x) { return extreme("max", ReduceOp::Max, x, {}, false); }
+Tensor min(const Tensor& x) { return extreme("min", ReduceOp::Min, x, {}, false); }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   ops::check_defined("prod", {"input", x});

@@ -1,8 +1,10 @@
 // CPU elementwise kernels: broadcasting binary arithmetic and comparison, the same with a scalar,
 // the unary maths, where, and ReLU. Each op's formula is backends/elementwise.h's, instantiated
 // here with the op as a compile-time constant, so runs whose operands are contiguous or broadcast
-// get loops the compiler vectorises.
+// get loops the compiler vectorises. The float32 exp, log, tanh, erf ... of `unary` are SLEEF's
+// vector functions instead (vec_math.h), within 2 ulp of the formula's C library calls.
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/vec_math.h"
 #include "torchlet/error.h"
 #include "torchlet/profile.h"
 
@@ -93,6 +95,14 @@ void CpuBackend::unary(UnaryOp op, DType dtype, const void* in, void* out, int64
     };
     dispatch_enum<kUnaryOps>(op, loop);
   };
+  if (dtype == DType::Float32 && vec_math::vectorised(op)) {  // SLEEF's vector functions
+    const float* x = static_cast<const float*>(in);
+    float* y = static_cast<float*>(out);
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      vec_math::unary(op, x + begin, y + begin, end - begin);
+    });
+    return;
+  }
   if (dtype == DType::Float32) return go.template operator()<float>();
   TORCHLET_ASSERT(dtype == DType::Int64 && unary_takes_int64(op), "unary op on ", dtype);
   go.template operator()<int64_t>();

@@ -17,50 +17,30 @@ namespace {
 using v4d = double __attribute__((vector_size(32)));
 using v4f = float __attribute__((vector_size(16)));
 
-// Columns i .. i + 4V + tail of out[i] = scale * sum_j in[j][i] (in: [r][inner]), each summed
-// down j in a double as a plain loop would: 4V columns in vectors, `tail` (< 4) in scalars,
-// all in registers in one pass over the rows.
-template <int V>
-TORCHLET_SIMD_INLINE void column_group(const float* in, float* out, int64_t r, int64_t inner,
-                                       int64_t i, int64_t tail, float scale) {
-  v4d acc[V + 1] = {};
-  double t0 = 0.0, t1 = 0.0, t2 = 0.0;
-  for (int64_t j = 0; j < r; ++j) {
-    const float* row = in + j * inner + i;
-    for (int u = 0; u < V; ++u) {
-      v4f x;
-      std::memcpy(&x, row + 4 * u, sizeof x);
-      acc[u] += __builtin_convertvector(x, v4d);
-    }
-    if (tail > 0) t0 += row[4 * V];
-    if (tail > 1) t1 += row[4 * V + 1];
-    if (tail > 2) t2 += row[4 * V + 2];
-  }
-  for (int u = 0; u < V; ++u)
-    for (int l = 0; l < 4; ++l) out[i + 4 * u + l] = static_cast<float>(acc[u][l] * scale);
-  const double tails[3] = {t0, t1, t2};
-  for (int64_t u = 0; u < tail; ++u) out[i + 4 * V + u] = static_cast<float>(tails[u] * scale);
-}
-
-// Columns [begin, end) of out[i] = scale * sum_j in[j][i], rows `inner` floats apart.
+// Columns [begin, end) of out[i] = scale * sum_j in[j][i], rows `inner` floats apart, each
+// summed down j in a double as a plain loop would. kColumnChunk columns at a time, their sums
+// in a buffer that stays in L1, so each row's part is read contiguously (a stream the
+// prefetcher follows, not one cache line a row).
+constexpr int64_t kColumnChunk = 1024;
 TORCHLET_SIMD_CLONES void column_sums(const float* in, float* out, int64_t r, int64_t inner,
                                       int64_t begin, int64_t end, float scale) {
-  int64_t i = begin;
-  for (; i + 16 <= end; i += 16) column_group<4>(in, out, r, inner, i, 0, scale);
-  const int64_t left = end - i, tail = left % 4;
-  switch (left / 4) {
-    case 3: column_group<3>(in, out, r, inner, i, tail, scale); break;
-    case 2: column_group<2>(in, out, r, inner, i, tail, scale); break;
-    case 1: column_group<1>(in, out, r, inner, i, tail, scale); break;
-    default: column_group<0>(in, out, r, inner, i, tail, scale); break;
+  double acc[kColumnChunk];
+  for (int64_t c = begin; c < end; c += kColumnChunk) {
+    const int64_t w = std::min(kColumnChunk, end - c);
+    std::fill(acc, acc + w, 0.0);
+    for (int64_t j = 0; j < r; ++j) {
+      const float* row = in + j * inner + c;
+      for (int64_t i = 0; i < w; ++i) acc[i] += row[i];
+    }
+    for (int64_t i = 0; i < w; ++i) out[c + i] = static_cast<float>(acc[i] * scale);
   }
 }
 
 // A long contiguous run is cut into parts of this many elements, reduced in parallel and then
 // combined in order: the same parts, so the same result, whatever the thread count.
 constexpr int64_t kRunPart = int64_t{1} << 16;
-// Column sums of one [r, inner] block are split into stripes of this many columns (a multiple
-// of 16, so each stripe but the last runs whole vectors): each column is summed as before.
+// Column sums of one [r, inner] block are split between the threads in stripes of this many
+// columns: each column is summed as before, so the result does not depend on the split.
 constexpr int64_t kColumnBlock = 256;
 
 // The sum of a contiguous run in double, in 16 lanes (four vectors) so that the additions
@@ -105,6 +85,43 @@ TORCHLET_SIMD_CLONES float run_extreme(const float* x, int64_t n, bool max) {
     out = max ? std::max(out, x[j]) : std::min(out, x[j]);
   }
   return any_nan ? std::numeric_limits<float>::quiet_NaN() : out;
+}
+
+// The largest of a contiguous run of n < 2^31 floats and its first position, NaN never chosen:
+// 8 lanes, each keeping the first position of its own largest, combined by value and then
+// position. {-inf, -1} when no element is above -inf.
+struct Best {
+  float value;
+  int64_t at;
+};
+TORCHLET_SIMD_CLONES Best run_argmax(const float* x, int64_t n, int64_t offset) {
+  constexpr float kLow = -std::numeric_limits<float>::infinity();
+  simd::v8 top = simd::splat(kLow);
+  simd::v8i at = simd::v8i{} - 1, position = {0, 1, 2, 3, 4, 5, 6, 7};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8, position += 8) {
+    const simd::v8 v = simd::load(x + j);
+    const simd::v8i above = v > top;
+    top = above ? v : top;
+    at = above ? position : at;
+  }
+  Best best{kLow, -1};
+  for (int l = 0; l < 8; ++l)
+    if (at[l] >= 0 && (top[l] > best.value || (top[l] == best.value && at[l] < best.at)))
+      best = {top[l], at[l]};
+  for (; j < n; ++j)
+    if (x[j] > best.value) best = {x[j], j};
+  if (best.at >= 0) best.at += offset;
+  return best;
+}
+
+// The first position of the largest of x[0..n) as a plain loop from x[0] finds it (x[0]'s when
+// nothing is above it, so also when x[0] is NaN), from parts' Bests in order.
+int64_t first_largest(const float* x, const Best* parts, int64_t count) {
+  Best best{x[0], 0};
+  for (int64_t p = 0; p < count; ++p)
+    if (parts[p].at >= 0 && parts[p].value > best.value) best = parts[p];
+  return best.at;
 }
 
 // reduce(x[0..n)) for one long run: parts of kRunPart in parallel, combined in order.
@@ -235,17 +252,41 @@ void CpuBackend::cumsum_dim(DType dtype, const void* in, void* out, int64_t oute
 void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                             int64_t inner) {
   profile::record_launch();
+  if (dtype == DType::Float32 && inner == 1 && r > 0 && r < (int64_t{1} << 31)) {  // float rows
+    const float* x = static_cast<const float*>(in);
+    if (outer == 1 && r > 2 * kRunPart) {
+      const int64_t parts = (r + kRunPart - 1) / kRunPart;
+      std::vector<Best> best(static_cast<std::size_t>(parts));
+      parallel_for(parts, 1, [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p)
+          best[p] = run_argmax(x + p * kRunPart, std::min(r, (p + 1) * kRunPart) - p * kRunPart,
+                               p * kRunPart);
+      });
+      out[0] = first_largest(x, best.data(), parts);
+      return;
+    }
+    parallel_for(outer, std::max<int64_t>(kParallelGrain / r, 1), [&](int64_t first, int64_t last) {
+      for (int64_t o = first; o < last; ++o) {
+        const Best best = run_argmax(x + o * r, r, 0);
+        out[o] = first_largest(x + o * r, &best, 1);
+      }
+    });
+    return;
+  }
   dispatch_dtype(dtype, [&]<typename T>() {
     const T* x = static_cast<const T*>(in);
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        const T* col = x + o * r * inner + i;
-        int64_t best = 0;
-        for (int64_t j = 1; j < r; ++j)
-          if (col[j * inner] > col[best * inner]) best = j;
-        out[o * inner + i] = best;
-      }
-    }
+    // Each output on its own, so the split between threads changes nothing.
+    parallel_for(outer * inner, std::max<int64_t>(kParallelGrain / std::max<int64_t>(r, 1), 1),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t k = first; k < last; ++k) {
+                     const T* col = x + (k / inner) * r * inner + k % inner;
+                     int64_t best = 0;
+                     T top = col[0];
+                     for (int64_t j = 1; j < r; ++j)
+                       if (col[j * inner] > top) best = j, top = col[j * inner];
+                     out[k] = best;
+                   }
+                 });
   });
 }
 

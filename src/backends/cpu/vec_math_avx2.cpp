@@ -1,0 +1,53 @@
+// vec_math's 8-lane functions: SLEEF's AVX2 versions. This file alone is compiled with -mavx2
+// -mfma (src/CMakeLists.txt) and is only called on CPUs that have both (vec_math::unary), so it
+// includes nothing whose inline functions other files share.
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "backends/cpu/vec_math.h"
+
+namespace torchlet::backend::cpu::vec_math {
+
+namespace {
+
+template <auto F>  // a function of one __m256 (SLEEF's return const __m256)
+void block8(const float* in, float* out) {
+  _mm256_storeu_ps(out, F(_mm256_loadu_ps(in)));
+}
+
+// sigmoid(x) from e = exp(-|x|) as unary_value computes it: 1 / (1 + e) for x >= 0, else
+// e / (1 + e); exp never sees a large positive argument.
+__m256 sigmoid8(__m256 x) {
+  const __m256 e = Sleef_expf8_u10avx2(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
+  return _mm256_div_ps(_mm256_blendv_ps(e, one, positive), _mm256_add_ps(one, e));
+}
+
+// log1p(x), with log(x) where x > 1e30 (SLEEF's log1pf overflows near FLT_MAX; there the 1
+// is far below half an ulp of x).
+__m256 log1p8(__m256 x) {
+  const __m256 y = Sleef_log1pf8_u10avx2(x);
+  const __m256 big = _mm256_cmp_ps(x, _mm256_set1_ps(1e30f), _CMP_GT_OQ);
+  if (!_mm256_movemask_ps(big)) return y;
+  return _mm256_blendv_ps(y, Sleef_logf8_u10avx2(x), big);
+}
+
+}  // namespace
+
+void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
+  switch (op) {
+    case UnaryOp::Exp: return each<8, block8<Sleef_expf8_u10avx2>>(x, y, n);
+    case UnaryOp::Log: return each<8, block8<Sleef_logf8_u10avx2>>(x, y, n);
+    case UnaryOp::Log1p: return each<8, block8<log1p8>>(x, y, n);
+    case UnaryOp::Expm1: return each<8, block8<Sleef_expm1f8_u10avx2>>(x, y, n);
+    case UnaryOp::Sigmoid: return each<8, block8<sigmoid8>>(x, y, n);
+    case UnaryOp::Tanh: return each<8, block8<Sleef_tanhf8_u10avx2>>(x, y, n);
+    case UnaryOp::Erf: return each<8, block8<Sleef_erff8_u10avx2>>(x, y, n);
+    case UnaryOp::Sin: return each<8, block8<Sleef_sinf8_u10avx2>>(x, y, n);
+    case UnaryOp::Cos: return each<8, block8<Sleef_cosf8_u10avx2>>(x, y, n);
+    default: return;
+  }
+}
+
+}  // namespace torchlet::backend::cpu::vec_math

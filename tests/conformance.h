@@ -1,0 +1,35 @@
+// The conformance table's tests, each also kept in a list by name, so that
+// test_backend_coverage.cpp can run every one of them again under a counting backend and name
+// the backend entries none of them reached. CONFORMANCE_TEST(Suite, Name) { body } is a gtest
+// TEST(Suite, Name) whose body is also in conformance_tests().
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torchlet::testing {
+
+using ConformanceTests = std::vector<std::pair<std::string, void (*)()>>;
+
+inline ConformanceTests& conformance_tests() {
+  static ConformanceTests tests;
+  return tests;
+}
+
+inline bool add_conformance_test(std::string name, void (*body)()) {
+  conformance_tests().emplace_back(std::move(name), body);
+  return true;
+}
+
+}  // namespace torchlet::testing
+
+#define CONFORMANCE_TEST(suite, name)                                                     \
+  void suite##_##name##_body();                                                           \
+  [[maybe_unused]] const bool suite##_##name##_added =                                    \
+      ::torchlet::testing::add_conformance_test(#suite "." #name, suite##_##name##_body); \
+  TEST(suite, name) { suite##_##name##_body(); }                                          \
+  void suite##_##name##_body()
