@@ -35,15 +35,29 @@ void bind_optimizers(py::module_& m) {
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
       .def_property_readonly("name", &optim::Optimizer::name);
+  using Betas = std::pair<double, double>;
   py::class_<optim::SGD, optim::Optimizer>(m, "_SGD").def(
-      py::init<std::vector<Tensor>, double, double, double, bool>(), py::arg("params"),
+      py::init<std::vector<Tensor>, double, double, double, bool, bool>(), py::arg("params"),
       py::arg("lr"), py::arg("momentum") = 0.0, py::arg("weight_decay") = 0.0,
-      py::arg("nesterov") = false);
+      py::arg("nesterov") = false, py::arg("maximize") = false);
   py::class_<optim::Adam, optim::Optimizer>(m, "_Adam")
-      .def(py::init<std::vector<Tensor>, double, std::pair<double, double>, double, double>(),
-           py::arg("params"), py::arg("lr") = 1e-3,
-           py::arg("betas") = std::pair<double, double>{0.9, 0.999}, py::arg("eps") = 1e-8,
-           py::arg("weight_decay") = 0.0);
+      .def(py::init<std::vector<Tensor>, double, Betas, double, double, bool>(), py::arg("params"),
+           py::arg("lr") = 1e-3, py::arg("betas") = Betas{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("maximize") = false);
+  py::class_<optim::AdamW, optim::Adam>(m, "_AdamW")
+      .def(py::init<std::vector<Tensor>, double, Betas, double, double, bool>(), py::arg("params"),
+           py::arg("lr") = 1e-3, py::arg("betas") = Betas{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 1e-2, py::arg("maximize") = false);
+  py::class_<optim::RMSprop, optim::Optimizer>(m, "_RMSprop")
+      .def(py::init<std::vector<Tensor>, double, double, double, double, double, bool, bool>(),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("alpha") = 0.99, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("momentum") = 0.0, py::arg("centered") = false,
+           py::arg("maximize") = false);
+  py::class_<optim::Adagrad, optim::Optimizer>(m, "_Adagrad")
+      .def(py::init<std::vector<Tensor>, double, double, double, double, double, bool>(),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("lr_decay") = 0.0,
+           py::arg("weight_decay") = 0.0, py::arg("initial_accumulator_value") = 0.0,
+           py::arg("eps") = 1e-10, py::arg("maximize") = false);
 }
 
 // fn(*inputs) must return a Tensor; see include/torchlet/compile.h for what a step may do.

@@ -1,7 +1,6 @@
 """The layers and losses as thin Modules over the bound ops, with PyTorch's arguments,
 initialisation (nn.init's, drawing PyTorch's numbers) and printed form."""
 
-import math
 from collections import OrderedDict
 
 from torchlet import _C
@@ -36,11 +35,7 @@ class Linear(Module):
             self.to(device)
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._reset_kaiming_(self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.linear(input, self.weight, self.bias)
@@ -58,10 +53,7 @@ class Conv2d(Module):
         self.bias = Parameter(_C.empty(out_channels)) if bias else None
         if not bias:
             self.register_parameter("bias", None)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+        init._reset_kaiming_(self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding)
