@@ -66,6 +66,13 @@ py::tuple grad(py::handle outputs, py::handle inputs, py::handle grad_outputs,
   return out;
 }
 
+// options_of with int64 unless dtype says otherwise (randint's and randperm's default).
+TensorOptions int_options(py::handle dtype, py::handle device, bool requires_grad) {
+  TensorOptions options = options_of(dtype, device, requires_grad);
+  if (dtype.is_none()) options.dtype = kInt64;
+  return options;
+}
+
 // randint(high, size) or randint(low, high, size), with dtype=, device=, requires_grad=.
 Tensor randint(const py::args& args, py::handle dtype, py::handle device, bool requires_grad) {
   TORCHLET_CHECK(args.size() == 2 || args.size() == 3,
@@ -75,7 +82,7 @@ Tensor randint(const py::args& args, py::handle dtype, py::handle device, bool r
   const int64_t low = has_low ? args[0].cast<int64_t>() : 0;
   const int64_t high = args[has_low ? 1 : 0].cast<int64_t>();
   const Shape shape(args[has_low ? 2 : 1].cast<std::vector<int64_t>>());
-  return torchlet::randint(low, high, shape, options_of(dtype, device, requires_grad));
+  return torchlet::randint(low, high, shape, int_options(dtype, device, requires_grad));
 }
 
 }  // namespace
@@ -114,7 +121,7 @@ void bind_autograd(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "randperm",
       [](int64_t n, py::handle dtype, py::handle device, bool requires_grad) {
-        return torchlet::randperm(n, options_of(dtype, device, requires_grad));
+        return torchlet::randperm(n, int_options(dtype, device, requires_grad));
       },
       py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
       py::arg("requires_grad") = false);
