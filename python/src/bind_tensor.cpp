@@ -33,6 +33,8 @@ py::object item(const Tensor& t) {
 
 PyObject* raw_item(PyObject* self, PyObject*) noexcept {
   try {
+    const Tensor* t = tensor_of(self);
+    if (t != nullptr && t->dtype() == kFloat32) return PyFloat_FromDouble(t->item<float>());
     return item(py::handle(self).cast<const Tensor&>()).release().ptr();
   } catch (...) {
     set_python_error();
@@ -279,6 +281,7 @@ void bind_tensor(py::module_& m) {
   bind_indexing(cls);
   bind_ops(m, cls);
   bind_autograd(m, cls);
+  install_slots(cls);
   bind_factories(m);
   m.def(
       "from_numpy", [](py::buffer a) { return from_data(a, py::none(), py::none(), false); },

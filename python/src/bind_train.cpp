@@ -12,15 +12,15 @@
 namespace torchlet::python {
 namespace {
 
-// A Python module's parameters registered under their indices, forward calling it; the loop's
-// train()/eval() reach the Python module's at the next forward.
+// A Python module's parameters registered under their indices ("0", "1"...), forward calling it;
+// the loop's train()/eval() reach the Python module's at the next forward.
 class PythonModule : public nn::Module {
  public:
   explicit PythonModule(py::object module) : module_(std::move(module)) {
     int i = 0;
     for (py::handle p : module_.attr("parameters")()) {
       const auto& t = p.cast<const Tensor&>();
-      register_parameter("p" + std::to_string(i++), t, t.requires_grad());
+      register_parameter(std::to_string(i++), t, t.requires_grad());
     }
   }
   Tensor forward(const Tensor& input) override {
@@ -44,10 +44,10 @@ Execution execution_of(const std::string& name) {
   if (name == "eager") return Execution::Eager;
   if (name == "fused") return Execution::Fused;
   if (name == "compiled") return Execution::Compiled;
-  throw py::value_error(
-      "torchlet.train: Expected execution 'auto', 'eager', 'fused' or "
-      "'compiled', but got '" +
-      name + "'");
+  throw py::value_error(py::str("torchlet.train: Expected execution 'auto', 'eager', 'fused' or "
+                                "'compiled', but got '{}'")
+                            .format(name)
+                            .cast<std::string>());
 }
 
 const char* stop_name(StopReason r) {
@@ -115,9 +115,8 @@ void bind_train(py::module_& m) {
       .def_readonly("fused", &TrainResult::fused)
       .def_readonly("compiled", &TrainResult::compiled)
       .def("__repr__", [](const TrainResult& r) {
-        return "TrainResult(stop='" + std::string(stop_name(r.stop)) +
-               "', epochs_done=" + std::to_string(r.epochs_done) +
-               ", final_loss=" + std::to_string(r.final_loss) + ")";
+        return py::str("TrainResult(stop='{}', epochs_done={}, final_loss={})")
+            .format(stop_name(r.stop), r.epochs_done, r.final_loss);
       });
   m.def("_train", &fit, py::arg("model"), py::arg("optimizer"), py::arg("inputs"),
         py::arg("targets"), py::arg("epochs"), py::arg("batch_size"), py::arg("seed"),

@@ -42,6 +42,13 @@ void set_python_error() noexcept;
 void def_raw(py::handle cls, const char* name, PyCFunction fn, int flags,
              const char* doc = nullptr);
 
+// The Tensor inside a Python object (nullptr when it is not one), and a new Python Tensor
+// owning t: the fast conversions of slots.cpp, for the hottest calls.
+const Tensor* tensor_of(PyObject* o) noexcept;
+PyObject* new_tensor(Tensor&& t);
+// +, -, *, / as the Tensor type's number slots (after bind_ops has bound the operators).
+void install_slots(py::class_<Tensor>& cls);
+
 void bind_tensor(py::module_& m);
 void bind_indexing(py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);
