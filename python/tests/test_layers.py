@@ -48,6 +48,7 @@ LAYERS = [
 @pytest.mark.parametrize("make,shape", [(m, s) for _, m, s in LAYERS], ids=[n for n, _, _ in LAYERS])
 def test_layer_matches_pytorch(torch, make, shape):
     ours, theirs = make(nn), make(torch.nn)
+    assert repr(ours) == repr(theirs)
     copy_weights(ours, theirs, torch)
     check(ours, theirs, data(*shape), torch)
 

@@ -7,7 +7,7 @@ from torchlet import _C, no_grad
 from torchlet.nn import functional as F
 from torchlet.nn import init
 from torchlet.nn.module import Module
-from torchlet.nn.modules import _pair
+from torchlet.nn.modules import _pair, _Pool
 from torchlet.nn.parameter import Parameter
 
 
@@ -61,16 +61,8 @@ class ConvTranspose2d(Module):
         return text + ("" if self.bias is not None else ", bias=False")
 
 
-class AvgPool2d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
-
-    def forward(self, input):  # noqa: A002
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+class AvgPool2d(_Pool):
+    _function = staticmethod(F.avg_pool2d)
 
 
 class AdaptiveAvgPool2d(Module):
@@ -85,16 +77,9 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-class MaxPool1d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
-
-    def forward(self, input):  # noqa: A002
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation=1, ceil_mode=False"
+class MaxPool1d(_Pool):
+    _function = staticmethod(F.max_pool1d)
+    _repr_suffix = ", dilation=1, ceil_mode=False"
 
 
 class GroupNorm(Module):

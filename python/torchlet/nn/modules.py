@@ -65,16 +65,26 @@ class Conv2d(Module):
         return text + ("" if self.bias is not None else ", bias=False")
 
 
-class MaxPool2d(Module):
+class _Pool(Module):
+    """A pooling layer: kernel_size, stride (default kernel_size) and padding given to
+    _function; _repr_suffix ends its printed form as PyTorch's."""
+
+    _repr_suffix = ""
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
 
     def forward(self, input):  # noqa: A002
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding)
+        return self._function(input, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation=1, ceil_mode=False"
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}" + self._repr_suffix
+
+
+class MaxPool2d(_Pool):
+    _function = staticmethod(F.max_pool2d)
+    _repr_suffix = ", dilation=1, ceil_mode=False"
 
 
 class Flatten(Module):
