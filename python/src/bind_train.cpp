@@ -12,6 +12,15 @@
 namespace torchlet::python {
 namespace {
 
+// What a Python model or loss returned, which must be a Tensor.
+Tensor tensor_result(const py::object& out, const char* what) {
+  if (!py::isinstance<Tensor>(out))
+    throw py::type_error(py::str("torchlet.train: Expected the {} to return a Tensor, but got {}")
+                             .format(what, py::type::of(out).attr("__name__"))
+                             .cast<std::string>());
+  return out.cast<Tensor>();
+}
+
 // A Python module's parameters registered under their indices ("0", "1"...), forward calling it;
 // the loop's train()/eval() reach the Python module's at the next forward.
 class PythonModule : public nn::Module {
@@ -27,11 +36,7 @@ class PythonModule : public nn::Module {
     py::gil_scoped_acquire gil;
     if (module_.attr("training").cast<bool>() != is_training())
       module_.attr("train")(is_training());
-    py::object out = module_(input);
-    if (!py::isinstance<Tensor>(out))
-      throw py::type_error("torchlet.train: Expected the model to return a Tensor, but got " +
-                           std::string(py::str(py::type::of(out).attr("__name__"))));
-    return out.cast<Tensor>();
+    return tensor_result(module_(input), "model");
   }
   std::string name() const override { return "PythonModule"; }
 
@@ -76,7 +81,7 @@ TrainResult fit(py::object model, optim::Optimizer& optimizer, const Tensor& inp
   if (!loss.is_none())
     o.loss = [&loss](const Tensor& output, const Tensor& target) {
       py::gil_scoped_acquire gil;
-      return loss(output, target).cast<Tensor>();
+      return tensor_result(loss(output, target), "loss_fn");
     };
   if (!on_epoch.is_none())
     o.on_epoch = [&on_epoch](const EpochInfo& info) {

@@ -123,3 +123,25 @@ def test_ctrl_c_during_a_compiled_loop_raises_keyboard_interrupt():
             print("KeyboardInterrupt", step.recordings)
     """)
     assert out == "KeyboardInterrupt 1"
+
+
+def test_train_raises_what_python_raised():
+    class Broken(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            raise ValueError("broken forward")
+
+    model = Broken()
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x, y = torchlet.tensor(X), torchlet.tensor(Y)
+    with pytest.raises(ValueError, match="broken forward"):
+        torchlet.train(model, opt, x, y)
+    model = nn.Linear(4, 3)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(TypeError, match="Expected the loss_fn to return a Tensor, but got int"):
+        torchlet.train(model, opt, x, y, loss_fn=lambda output, target: 3)
+    with pytest.raises(ValueError):
+        torchlet.train(model, optim.SGD([{"params": [model.weight]}, {"params": [model.bias]}], lr=0.1), x, y)
