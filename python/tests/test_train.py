@@ -96,9 +96,9 @@ def test_ctrl_c_during_train_raises_keyboard_interrupt():
                            on_epoch=started)
             print("completed")
         except KeyboardInterrupt:
-            print("KeyboardInterrupt", model[0].weight.grad is not None)
+            print("KeyboardInterrupt", tuple(model(torchlet.ones(1, 4)).shape))
     """)
-    assert out == "KeyboardInterrupt True"
+    assert out == "KeyboardInterrupt (1, 3)"
 
 
 def test_ctrl_c_during_a_compiled_loop_raises_keyboard_interrupt():
