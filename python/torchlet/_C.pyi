@@ -168,7 +168,8 @@ class _CompiledStep:
     recordings: int
     recorded_kernels: int
     fused: bool
-    def run(self, inputs: Sequence[Tensor], fn: Callable[..., Tensor]) -> Tensor: ...
+    def __init__(self, fn: Callable[..., Tensor]) -> None: ...
+    def __call__(self, *inputs: Tensor) -> Tensor: ...
 
 class _Optimizer:
     lr: float

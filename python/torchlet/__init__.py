@@ -174,20 +174,13 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 inference_mode = no_grad
 
 
-class _CompiledStep:
-    """What torchlet.compile(step) returns: call it as step, with the same tensor arguments."""
+class _CompiledStep(_C._CompiledStep):
+    """What torchlet.compile(step) returns: call it as step, with the same tensor arguments
+    (the call is C++'s: _C._CompiledStep.__call__)."""
 
     def __init__(self, fn):
-        self._fn = fn
-        self._step = _C._CompiledStep()
+        super().__init__(fn)
         _functools.update_wrapper(self, fn)
-
-    def __call__(self, *tensors):
-        return self._step.run(list(tensors), self._fn)
-
-    recordings = property(lambda self: self._step.recordings)
-    recorded_kernels = property(lambda self: self._step.recorded_kernels)
-    fused = property(lambda self: self._step.fused)
 
 
 def compile(fn=None, **options):  # noqa: A001 (torch.compile)
