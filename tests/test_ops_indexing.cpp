@@ -292,6 +292,17 @@ CONFORMANCE_TEST(OpsIndexing, ErrorsSayWhatWasExpected) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Index);
   }
+  // Too many indices, two ellipses and float indices are index errors too (Python's IndexError).
+  for (const auto& bad : {std::vector<indexing::TensorIndex>{0, 0, 0},
+                          {indexing::Ellipsis, indexing::Ellipsis},
+                          {ones({2})}}) {
+    try {
+      x.index(bad);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Index);
+    }
+  }
 }
 
 }  // namespace

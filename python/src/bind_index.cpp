@@ -1,80 +1,93 @@
-// Tensor indexing as PyTorch's basic indexing: integers, slices (step 1), None, Ellipsis and
-// tuples of them give views; a 1-D int64 tensor first picks rows (index_select, a copy).
-// x[index] = value writes through the view (copy_ or fill_).
+// Tensor indexing as PyTorch's: integers, slices (any positive step), None and Ellipsis give
+// views; int64 and bool tensors (and lists of ints or bools) index as PyTorch's advanced
+// indexing, giving copies. Each Python key becomes the library's TensorIndex list
+// (torchlet/indexing.h), so the semantics and their errors are Tensor::index's.
+// x[key] = value and x.index_put_(indices, values, accumulate) write through index_put_.
 #include <string>
 
 #include "bindings.h"
-#include "torchlet/error.h"
-#include "torchlet/functional.h"
+#include "torchlet/indexing.h"
 
 namespace torchlet::python {
 namespace {
 
+namespace ti = torchlet::indexing;
+
 std::string type_name(py::handle h) { return py::str(py::type::of(h).attr("__name__")); }
 
-Tensor index(const Tensor& self, py::handle key, bool for_write) {
-  py::tuple items =
-      py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
-  int64_t consuming = 0;  // how many of self's dims the items address
-  for (py::handle item : items)
-    if (!item.is_none() && item.ptr() != Py_Ellipsis) ++consuming;
-  if (consuming > self.dim())
-    throw py::index_error("too many indices for tensor of dimension " + std::to_string(self.dim()));
-  Tensor out = self;
-  int64_t dim = 0;  // the dim of `out` the next item addresses
-  bool seen_ellipsis = false;
-  for (py::handle item : items) {
-    if (item.is_none()) {
-      out = out.unsqueeze(dim++);
-    } else if (item.ptr() == Py_Ellipsis) {
-      if (seen_ellipsis) throw py::index_error("an index can only have a single ellipsis ('...')");
-      seen_ellipsis = true;
-      dim += self.dim() - consuming;
-    } else if (PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
-      const int64_t size = out.size(dim), i = item.cast<int64_t>();
-      if (i < -size || i >= size)
-        throw py::index_error("index " + std::to_string(i) + " is out of bounds for dimension " +
-                              std::to_string(dim) + " with size " + std::to_string(size));
-      out = out.select(dim, i < 0 ? i + size : i);
-    } else if (PySlice_Check(item.ptr())) {
-      Py_ssize_t start = 0, stop = 0, step = 0;
-      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-      if (step <= 0) throw py::value_error("step must be greater than zero");
-      if (step != 1)
-        throw py::value_error("torchlet: slices with a step other than 1 are not supported yet");
-      PySlice_AdjustIndices(out.size(dim), &start, &stop, step);
-      out = out.slice(dim++, start, std::max(start, stop));
-    } else if (py::isinstance<Tensor>(item) && !for_write) {
-      const auto& idx = item.cast<const Tensor&>();
-      TORCHLET_CHECK(idx.dtype() == kInt64 && idx.dim() == 1 && dim == 0 && items.size() == 1,
-                     "indexing: Expected one 1-D int64 tensor as the whole index, but got a ",
-                     dtype_name(idx.dtype()), " tensor of shape ", idx.shape(),
-                     " (other tensor indices are not supported yet)");
-      out = index_select(out, idx);
-      ++dim;
-    } else {
-      throw py::index_error(
-          "only integers, slices (`:`), ellipsis (`...`), None and 1-D int64 tensors are "
-          "valid indices, but got " +
-          type_name(item));
-    }
+std::optional<int64_t> bound(PyObject* v) {
+  if (v == Py_None) return std::nullopt;
+  return py::handle(v).cast<int64_t>();
+}
+
+ti::TensorIndex index_item(py::handle item) {
+  if (item.is_none()) return ti::None;
+  if (item.ptr() == Py_Ellipsis) return ti::Ellipsis;
+  if (PyBool_Check(item.ptr()))
+    return ti::TensorIndex(from_data(item, py::none(), py::none(), false));
+  if (PyLong_Check(item.ptr())) return ti::TensorIndex(item.cast<int64_t>());
+  if (PySlice_Check(item.ptr())) {
+    auto* s = reinterpret_cast<PySliceObject*>(item.ptr());
+    const auto step = bound(s->step);
+    if (step && *step <= 0) throw py::value_error("step must be greater than zero");
+    auto as_bound = [](std::optional<int64_t> v) {
+      return v ? ti::SliceBound(*v) : ti::SliceBound(ti::None);
+    };
+    return ti::Slice(as_bound(bound(s->start)), as_bound(bound(s->stop)), as_bound(step));
+  }
+  if (py::isinstance<Tensor>(item)) return ti::TensorIndex(item.cast<Tensor>());
+  // A list, or a numpy array of at least one dimension (numpy's scalars index as integers).
+  if (py::isinstance<py::list>(item) ||
+      (PyObject_CheckBuffer(item.ptr()) && py::hasattr(item, "ndim") &&
+       item.attr("ndim").cast<int>() > 0))
+    return ti::TensorIndex(from_data(item, py::none(), py::none(), false));
+  if (PyIndex_Check(item.ptr()))
+    return ti::TensorIndex(
+        py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
+  throw py::index_error(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+      "indices (got " +
+      type_name(item) + ")");
+}
+
+std::vector<ti::TensorIndex> indices_of(py::handle key) {
+  std::vector<ti::TensorIndex> out;
+  if (py::isinstance<py::tuple>(key)) {
+    for (py::handle item : py::reinterpret_borrow<py::tuple>(key)) out.push_back(index_item(item));
+  } else {
+    out.push_back(index_item(key));
   }
   return out;
+}
+
+Tensor values_of(py::handle value, const Tensor& like) {
+  if (py::isinstance<Tensor>(value)) return value.cast<Tensor>();
+  return from_data(value, py::cast(like.dtype()), py::cast(like.device()), false);
 }
 
 }  // namespace
 
 void bind_indexing(py::class_<Tensor>& cls) {
-  cls.def("__getitem__", [](const Tensor& t, py::handle key) { return index(t, key, false); });
-  cls.def("__setitem__", [](const Tensor& t, py::handle key, py::handle value) {
-    Tensor view = index(t, key, true);
+  cls.def("__getitem__", [](const Tensor& t, py::handle key) { return t.index(indices_of(key)); });
+  cls.def("__setitem__", [](Tensor& t, py::handle key, py::handle value) {
     if (is_scalar(value))
-      view.fill_(value.cast<double>());
+      t.index_put_(indices_of(key), to_scalar(value));
     else
-      view.copy_(py::isinstance<Tensor>(value)
-                     ? value.cast<Tensor>().expand(view.shape())
-                     : from_data(value, py::none(), py::none(), false).expand(view.shape()));
+      t.index_put_(indices_of(key), values_of(value, t));
   });
+  cls.def(
+      "index_put_",
+      [](py::object self, py::tuple indices, const Tensor& values, bool accumulate) {
+        self.cast<Tensor&>().index_put_(indices_of(indices), values, accumulate);
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  cls.def(
+      "index_put",
+      [](const Tensor& t, py::tuple indices, const Tensor& values, bool accumulate) {
+        return t.index_put(indices_of(indices), values, accumulate);
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
 }
 
 }  // namespace torchlet::python

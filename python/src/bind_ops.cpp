@@ -20,16 +20,8 @@ void def_both(py::module_& m, Cls& cls, const char* name, F f, const Extra&... e
   cls.def(name, f, extra...);
 }
 
-Tensor optional_tensor(py::handle t) { return t.is_none() ? Tensor() : t.cast<Tensor>(); }
 std::optional<Scalar> optional_scalar(py::handle s) {
   return s.is_none() ? std::nullopt : std::optional<Scalar>(to_scalar(s));
-}
-Size2 size2(py::handle v) {
-  if (PyLong_Check(v.ptr())) return Size2(v.cast<int64_t>());
-  const auto hw = v.cast<std::vector<int64_t>>();
-  TORCHLET_CHECK(hw.size() == 2, "Expected an int or a pair of ints, but got ", hw.size(),
-                 " values");
-  return Size2(hw[0], hw[1]);
 }
 
 // other as a tensor or a number; anything else is Python's NotImplemented (so a reflected
@@ -269,13 +261,44 @@ void bind_linear_algebra(py::module_& m, Cls& cls) {
       py::arg("dim"));
   def_both(
       m, cls, "index_select",
-      [](const Tensor& x, int64_t dim, const Tensor& index) {
-        TORCHLET_CHECK(
-            dim == 0, "index_select: Expected dim 0 (the only one torchlet supports yet), but got ",
-            dim);
-        return index_select(x, index);
-      },
+      [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); },
       py::arg("dim"), py::arg("index"));
+  def_both(
+      m, cls, "gather",
+      [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); },
+      py::arg("dim"), py::arg("index"));
+  def_both(
+      m, cls, "scatter",
+      [](const Tensor& x, int64_t dim, const Tensor& index, py::object src, py::object value) {
+        TORCHLET_CHECK(src.is_none() != value.is_none(),
+                       "scatter: Expected exactly one of src and value, but got ",
+                       src.is_none() ? "neither" : "both");
+        py::handle given = src.is_none() ? value : src;
+        if (is_scalar(given)) return scatter(x, dim, index, to_scalar(given));
+        return scatter(x, dim, index, given.cast<Tensor>());
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
+      py::arg("value") = py::none());
+  def_both(
+      m, cls, "scatter_add",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add(x, dim, index, src);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"));
+  def_both(
+      m, cls, "index_add",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+         py::handle alpha) { return index_add(x, dim, index, source, to_scalar(alpha)); },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
+  m.def(
+      "einsum",
+      [](const std::string& equation, py::args operands) {
+        // torch.einsum("ij,jk", a, b) and torch.einsum("ij,jk", [a, b])
+        if (operands.size() == 1 && !py::isinstance<Tensor>(operands[0]))
+          return einsum(equation, operands[0].cast<std::vector<Tensor>>());
+        return einsum(equation, operands.cast<std::vector<Tensor>>());
+      },
+      py::arg("equation"));
   m.def(
       "cat", [](const std::vector<Tensor>& ts, int64_t dim) { return cat(ts, dim); },
       py::arg("tensors"), py::arg("dim") = 0);
@@ -385,14 +408,15 @@ void bind_functional(py::module_& m) {
   f.def(
       "conv2d",
       [](const Tensor& x, const Tensor& w, py::object b, py::object stride, py::object padding) {
-        return conv2d(x, w, optional_tensor(b), size2(stride), size2(padding));
+        return conv2d(x, w, optional_tensor(b), size2_of(stride), size2_of(padding));
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0);
   f.def(
       "max_pool2d",
       [](const Tensor& x, py::object k, py::object stride, py::object padding) {
-        return max_pool2d(x, size2(k), stride.is_none() ? Size2(0) : size2(stride), size2(padding));
+        return max_pool2d(x, size2_of(k), stride.is_none() ? Size2(0) : size2_of(stride),
+                          size2_of(padding));
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
       py::arg("padding") = 0);

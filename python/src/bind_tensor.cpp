@@ -33,6 +33,8 @@ py::object item(const Tensor& t) {
 
 PyObject* raw_item(PyObject* self, PyObject*) noexcept {
   try {
+    const Tensor* t = tensor_of(self);
+    if (t != nullptr && t->dtype() == kFloat32) return PyFloat_FromDouble(t->item<float>());
     return item(py::handle(self).cast<const Tensor&>()).release().ptr();
   } catch (...) {
     set_python_error();
@@ -239,12 +241,13 @@ void bind_tensor(py::module_& m) {
           })
       .def(
           "backward",
-          [](const Tensor& t, py::object gradient) {
+          [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph) {
             const Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
             py::gil_scoped_release release;
-            t.backward(g);
+            t.backward(g, retain_graph, create_graph);
           },
-          py::arg("gradient") = py::none(), "Accumulates d(self)/d(leaf) into every leaf's .grad.")
+          py::arg("gradient") = py::none(), py::arg("retain_graph") = false,
+          py::arg("create_graph") = false, "Accumulates d(self)/d(leaf) into every leaf's .grad.")
       // --- views
       .def("view", [](const Tensor& t, const py::args& s) { return t.view(shape_of(s)); })
       .def("reshape", [](const Tensor& t, const py::args& s) { return t.reshape(shape_of(s)); })
@@ -277,6 +280,8 @@ void bind_tensor(py::module_& m) {
           "The single value as a Python number (waits for the device).");
   bind_indexing(cls);
   bind_ops(m, cls);
+  bind_autograd(m, cls);
+  install_slots(cls);
   bind_factories(m);
   m.def(
       "from_numpy", [](py::buffer a) { return from_data(a, py::none(), py::none(), false); },

@@ -35,44 +35,71 @@ void bind_optimizers(py::module_& m) {
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
       .def_property_readonly("name", &optim::Optimizer::name);
+  using Betas = std::pair<double, double>;
   py::class_<optim::SGD, optim::Optimizer>(m, "_SGD").def(
-      py::init<std::vector<Tensor>, double, double, double, bool>(), py::arg("params"),
+      py::init<std::vector<Tensor>, double, double, double, bool, bool>(), py::arg("params"),
       py::arg("lr"), py::arg("momentum") = 0.0, py::arg("weight_decay") = 0.0,
-      py::arg("nesterov") = false);
+      py::arg("nesterov") = false, py::arg("maximize") = false);
   py::class_<optim::Adam, optim::Optimizer>(m, "_Adam")
-      .def(py::init<std::vector<Tensor>, double, std::pair<double, double>, double, double>(),
-           py::arg("params"), py::arg("lr") = 1e-3,
-           py::arg("betas") = std::pair<double, double>{0.9, 0.999}, py::arg("eps") = 1e-8,
-           py::arg("weight_decay") = 0.0);
+      .def(py::init<std::vector<Tensor>, double, Betas, double, double, bool>(), py::arg("params"),
+           py::arg("lr") = 1e-3, py::arg("betas") = Betas{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("maximize") = false);
+  py::class_<optim::AdamW, optim::Adam>(m, "_AdamW")
+      .def(py::init<std::vector<Tensor>, double, Betas, double, double, bool>(), py::arg("params"),
+           py::arg("lr") = 1e-3, py::arg("betas") = Betas{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 1e-2, py::arg("maximize") = false);
+  py::class_<optim::RMSprop, optim::Optimizer>(m, "_RMSprop")
+      .def(py::init<std::vector<Tensor>, double, double, double, double, double, bool, bool>(),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("alpha") = 0.99, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("momentum") = 0.0, py::arg("centered") = false,
+           py::arg("maximize") = false);
+  py::class_<optim::Adagrad, optim::Optimizer>(m, "_Adagrad")
+      .def(py::init<std::vector<Tensor>, double, double, double, double, double, bool>(),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("lr_decay") = 0.0,
+           py::arg("weight_decay") = 0.0, py::arg("initial_accumulator_value") = 0.0,
+           py::arg("eps") = 1e-10, py::arg("maximize") = false);
 }
 
-// fn(*inputs) must return a Tensor; see include/torchlet/compile.h for what a step may do.
-Tensor run_step(CompiledStep& step, const std::vector<Tensor>& inputs, const py::function& fn) {
-  auto body = [&fn](std::span<const Tensor> in) {
-    py::gil_scoped_acquire gil;
-    py::tuple args(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) args[i] = py::cast(in[i]);
-    py::object result = fn(*args);
-    if (!py::isinstance<Tensor>(result))
-      throw py::type_error(
-          "torchlet.compile: Expected the step to return a Tensor (its loss), but got " +
-          std::string(py::str(py::type::of(result).attr("__name__"))));
-    return result.cast<Tensor>();
-  };
-  py::gil_scoped_release release;
-  return step.run(inputs, body);
-}
+// torchlet.compile(fn): the library's CompiledStep with the Python step it runs; calling it
+// with the step's tensor arguments runs fn(*inputs), which must return a Tensor (see
+// include/torchlet/compile.h for what a step may do). Bound with __call__ so that a call
+// from Python costs one dispatch.
+struct PythonStep {
+  CompiledStep step;
+  py::function fn;
+
+  Tensor operator()(const py::args& args) {
+    const auto inputs = args.cast<std::vector<Tensor>>();
+    auto body = [this](std::span<const Tensor> in) {
+      py::gil_scoped_acquire gil;
+      py::tuple call_args(in.size());
+      for (std::size_t i = 0; i < in.size(); ++i) call_args[i] = py::cast(in[i]);
+      py::object result = fn(*call_args);
+      if (!py::isinstance<Tensor>(result))
+        throw py::type_error(
+            "torchlet.compile: Expected the step to return a Tensor (its loss), but got " +
+            std::string(py::str(py::type::of(result).attr("__name__"))));
+      return result.cast<Tensor>();
+    };
+    py::gil_scoped_release release;
+    return step.run(inputs, body);
+  }
+};
 
 }  // namespace
 
 void bind_training(py::module_& m) {
   bind_optimizers(m);
-  py::class_<CompiledStep>(m, "_CompiledStep")
-      .def(py::init<>())
-      .def("run", &run_step, py::arg("inputs"), py::arg("fn"))
-      .def_property_readonly("recordings", &CompiledStep::recordings)
-      .def_property_readonly("recorded_kernels", &CompiledStep::recorded_kernels)
-      .def_property_readonly("fused", &CompiledStep::fused);
+  py::class_<PythonStep>(m, "_CompiledStep", py::dynamic_attr())
+      .def(py::init([](py::function fn) {
+             return new PythonStep{CompiledStep(), std::move(fn)};
+           }),
+           py::arg("fn"))
+      .def("__call__", &PythonStep::operator())
+      .def_property_readonly("recordings", [](const PythonStep& s) { return s.step.recordings(); })
+      .def_property_readonly("recorded_kernels",
+                             [](const PythonStep& s) { return s.step.recorded_kernels(); })
+      .def_property_readonly("fused", [](const PythonStep& s) { return s.step.fused(); });
   m.def("_move_in_place", &move_in_place, py::arg("tensors"), py::arg("device"));
   m.def("_write_safetensors", &nn::write_safetensors, py::arg("path"), py::arg("tensors"),
         py::arg("metadata") = nn::Metadata{}, py::call_guard<py::gil_scoped_release>());

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "torchlet/functional.h"
 #include "torchlet/tensor.h"
 
 namespace torchlet::python {
@@ -21,6 +22,10 @@ bool is_scalar(py::handle value);
 Shape shape_of(const py::args& args);
 // dim=None (every dim), an int or a sequence of ints.
 std::vector<int64_t> dims_of(py::handle dim);
+// None as an undefined tensor (an optional weight or bias), else the tensor.
+Tensor optional_tensor(py::handle t);
+// An int or a pair of ints (kernel sizes, strides, paddings) as PyTorch's arguments.
+Size2 size2_of(py::handle v);
 // A torchlet.device, or a string such as "cuda:0".
 Device device_of(py::handle device);
 // The TensorOptions of a factory's dtype=, device= and requires_grad= keywords.
@@ -37,9 +42,19 @@ void set_python_error() noexcept;
 void def_raw(py::handle cls, const char* name, PyCFunction fn, int flags,
              const char* doc = nullptr);
 
+// The Tensor inside a Python object (nullptr when it is not one), and a new Python Tensor
+// owning t: the fast conversions of slots.cpp, for the hottest calls.
+const Tensor* tensor_of(PyObject* o) noexcept;
+PyObject* new_tensor(Tensor&& t);
+// +, -, *, / as the Tensor type's number slots (after bind_ops has bound the operators).
+void install_slots(py::class_<Tensor>& cls);
+
 void bind_tensor(py::module_& m);
 void bind_indexing(py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);
 void bind_training(py::module_& m);
+void bind_layers(py::module_& m);
+void bind_autograd(py::module_& m, py::class_<Tensor>& cls);
+void bind_train(py::module_& m);
 
 }  // namespace torchlet::python

@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "torchlet/error.h"
+#include "torchlet/functional.h"
 
 namespace torchlet::python {
 
@@ -25,6 +26,16 @@ Shape shape_of(const py::args& args) {
   if (args.size() == 1 && !PyLong_Check(args[0].ptr()))
     return Shape(args[0].cast<std::vector<int64_t>>());
   return Shape(args.cast<std::vector<int64_t>>());
+}
+
+Tensor optional_tensor(py::handle t) { return t.is_none() ? Tensor() : t.cast<Tensor>(); }
+
+Size2 size2_of(py::handle v) {
+  if (PyLong_Check(v.ptr())) return Size2(v.cast<int64_t>());
+  const auto hw = v.cast<std::vector<int64_t>>();
+  TORCHLET_CHECK(hw.size() == 2, "Expected an int or a pair of ints, but got ", hw.size(),
+                 " values");
+  return Size2(hw[0], hw[1]);
 }
 
 std::vector<int64_t> dims_of(py::handle dim) {

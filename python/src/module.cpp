@@ -154,5 +154,7 @@ PYBIND11_MODULE(_C, m) {
   bind_types(m);
   bind_state(m);
   bind_tensor(m);
+  bind_layers(m);
   bind_training(m);
+  bind_train(m);
 }

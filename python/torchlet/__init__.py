@@ -37,7 +37,8 @@ _OPS = (
     "sigmoid tanh erf sin cos reciprocal relu logical_not isnan isfinite add sub mul div pow "
     "eq ne lt le gt ge maximum minimum logical_and logical_or clamp clip masked_fill nan_to_num "
     "where sum mean amax amin logsumexp max min argmax argmin prod std var norm all any cumsum "
-    "matmul mm bmm outer addmm baddbmm softmax log_softmax index_select cat stack"
+    "matmul mm bmm outer addmm baddbmm softmax log_softmax index_select cat stack gather scatter "
+    "scatter_add index_add einsum randint randperm"
 ).split()
 for _name in _OPS:
     globals()[_name] = getattr(_C, _name)
@@ -173,20 +174,13 @@ class set_grad_enabled(_GradMode):  # noqa: N801
 inference_mode = no_grad
 
 
-class _CompiledStep:
-    """What torchlet.compile(step) returns: call it as step, with the same tensor arguments."""
+class _CompiledStep(_C._CompiledStep):
+    """What torchlet.compile(step) returns: call it as step, with the same tensor arguments
+    (the call is C++'s: _C._CompiledStep.__call__)."""
 
     def __init__(self, fn):
-        self._fn = fn
-        self._step = _C._CompiledStep()
+        super().__init__(fn)
         _functools.update_wrapper(self, fn)
-
-    def __call__(self, *tensors):
-        return self._step.run(list(tensors), self._fn)
-
-    recordings = property(lambda self: self._step.recordings)
-    recorded_kernels = property(lambda self: self._step.recorded_kernels)
-    fused = property(lambda self: self._step.fused)
 
 
 def compile(fn=None, **options):  # noqa: A001 (torch.compile)
@@ -197,6 +191,26 @@ def compile(fn=None, **options):  # noqa: A001 (torch.compile)
     if fn is None:
         return lambda f: _CompiledStep(f)
     return _CompiledStep(fn)
+
+
+def train(model, optimizer, inputs, targets, *, epochs=1, batch_size=0, seed=0, record_every=0, execution="auto",
+          loss_fn=None, val_inputs=None, val_targets=None, validate_every=1, patience=0, stop_on_nonfinite=True,
+          on_epoch=None):
+    """The library's fit loop (include/torchlet/train.h) over a Python nn.Module: epochs over
+    (inputs, targets), full batch or shuffled mini-batches of batch_size (from seed), the loss
+    recorded every record_every epochs; loss_fn(output, target) (default: cross-entropy over
+    class indices); execution "auto", "eager" or "compiled" (the step recorded once, replayed
+    without Python); validation on (val_inputs, val_targets) with early stopping after patience
+    validations without improvement; on_epoch(epoch, loss) returning False stops. Ctrl-C stops
+    the loop and raises KeyboardInterrupt. Returns a TrainResult (stop, losses, loss_epochs,
+    final_loss, epochs_done, best_val_loss, best_epoch, train_s, compiled)."""
+    if len(optimizer.param_groups) != 1:
+        raise ValueError("torchlet.train: Expected an optimizer with one parameter group, but got "
+                         f"{len(optimizer.param_groups)}")
+    engine = optimizer._engines[0]
+    engine.lr = optimizer.param_groups[0]["lr"]
+    return _C._train(model, engine, inputs, targets, epochs, batch_size, seed, record_every, execution, loss_fn,
+                     val_inputs, val_targets, validate_every, patience, stop_on_nonfinite, on_epoch)
 
 
 def save(obj, f, metadata=None):
@@ -243,11 +257,11 @@ Tensor.__format__ = _tensor_format
 Tensor.__iter__ = _tensor_iter
 Tensor.uniform_ = _uniform_
 
-_SUBMODULES = ("nn", "optim", "utils")
+_SUBMODULES = ("nn", "optim", "utils", "autograd")
 
 
 def __getattr__(name):
-    """torchlet.nn, .optim and .utils load on first use (PEP 562), so `import torchlet` costs
+    """torchlet.nn, .optim, .utils and .autograd load on first use (PEP 562), so `import torchlet` costs
     only the engine; `import torchlet.nn as nn` loads nn at once."""
     if name in _SUBMODULES:
         import importlib

@@ -1,6 +1,6 @@
 """Printing tensors as PyTorch prints them: tensor([[ 0.1234, -1.0000], ...]) with PyTorch's
 choice of integer, fixed (4 decimals) or scientific notation, line width 80 and summarisation
-past 1000 elements. grad_fn is not named (torchlet does not expose node names)."""
+past 1000 elements, with grad_fn=<MulBackward0> as PyTorch names its nodes."""
 
 import math
 
@@ -104,6 +104,8 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"device='{t.device}'")
     if data.numel() == 0 and t.dim() != 1:
         suffixes.append(f"size={tuple(t.shape)}")
-    if t.requires_grad and t.is_leaf:
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return prefix + body + "".join(", " + s for s in suffixes) + ")"

@@ -159,15 +159,16 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
     if (i.kind() == Kind::Tensor) {
       ops::check_defined("index", {"indices", i.tensor()});
       ops::check_same_device("index", {{"self", *this}, {"indices", i.tensor()}});
-      TORCHLET_CHECK(i.tensor().dtype() != kFloat32,
-                     "index: Expected tensors used as indices to be int64 or bool, but got "
-                     "float32");
+      TORCHLET_CHECK_KIND(Index, i.tensor().dtype() != kFloat32,
+                          "index: Expected tensors used as indices to be int64 or bool, but got "
+                          "float32");
       consumed += i.tensor().dtype() == kBool ? i.tensor().dim() : 1;
     }
   }
-  TORCHLET_CHECK(ellipses <= 1, "index: Expected at most one Ellipsis, but got ", ellipses);
-  TORCHLET_CHECK(consumed <= dim(), "index: Expected at most ", dim(),
-                 " indices (the tensor's dimensions), but got ", consumed);
+  TORCHLET_CHECK_KIND(Index, ellipses <= 1, "index: Expected at most one Ellipsis, but got ",
+                      ellipses);
+  TORCHLET_CHECK_KIND(Index, consumed <= dim(), "index: Expected at most ", dim(),
+                      " indices (the tensor's dimensions), but got ", consumed);
   Tensor view = *this;
   int d = 0, source = 0;  // the next dimension of view and of *this
   std::vector<Advanced> adv;

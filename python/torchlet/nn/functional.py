@@ -27,6 +27,14 @@ batch_norm = _nn.batch_norm
 conv2d = _nn.conv2d
 max_pool2d = _nn.max_pool2d
 dropout = _nn.dropout
+conv1d = _nn.conv1d
+conv_transpose2d = _nn.conv_transpose2d
+avg_pool2d = _nn.avg_pool2d
+adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+max_pool1d = _nn.max_pool1d
+group_norm = _nn.group_norm
+dropout2d = _nn.dropout2d
+embedding = _nn.embedding
 
 
 def softmax(input, dim):  # noqa: A002 (PyTorch's name)

@@ -6,7 +6,7 @@ from torchlet import no_grad
 
 
 def calculate_gain(nonlinearity, param=None):
-    if nonlinearity in ("linear", "conv2d", "sigmoid"):
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv_transpose2d", "sigmoid"):
         return 1.0
     if nonlinearity == "tanh":
         return 5.0 / 3
@@ -54,10 +54,38 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     return tensor.uniform_(-bound, bound)
 
 
+def _reset_kaiming_(weight, bias):
+    """Linear's and the convolutions' reset_parameters: weight kaiming_uniform_ with a=sqrt(5),
+    bias uniform in +-1/sqrt(fan_in)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    """N(mean, std**2) from torchlet's generator (not PyTorch's numbers)."""
+    with no_grad():
+        return tensor.normal_(mean, std)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    return normal_(tensor, 0.0, std)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
 def xavier_uniform_(tensor, gain=1.0):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return tensor.uniform_(-a, a)
 
 
-__all__ = ["calculate_gain", "uniform_", "zeros_", "ones_", "constant_", "kaiming_uniform_", "xavier_uniform_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "zeros_", "ones_", "constant_", "kaiming_uniform_",
+           "kaiming_normal_", "xavier_uniform_", "xavier_normal_"]

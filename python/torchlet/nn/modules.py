@@ -1,7 +1,6 @@
 """The layers and losses as thin Modules over the bound ops, with PyTorch's arguments,
 initialisation (nn.init's, drawing PyTorch's numbers) and printed form."""
 
-import math
 from collections import OrderedDict
 
 from torchlet import _C
@@ -36,11 +35,7 @@ class Linear(Module):
             self.to(device)
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._reset_kaiming_(self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.linear(input, self.weight, self.bias)
@@ -58,10 +53,7 @@ class Conv2d(Module):
         self.bias = Parameter(_C.empty(out_channels)) if bias else None
         if not bias:
             self.register_parameter("bias", None)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+        init._reset_kaiming_(self.weight, self.bias)
 
     def forward(self, input):  # noqa: A002
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding)
@@ -73,16 +65,26 @@ class Conv2d(Module):
         return text + ("" if self.bias is not None else ", bias=False")
 
 
-class MaxPool2d(Module):
+class _Pool(Module):
+    """A pooling layer: kernel_size, stride (default kernel_size) and padding given to
+    _function; _repr_suffix ends its printed form as PyTorch's."""
+
+    _repr_suffix = ""
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
 
     def forward(self, input):  # noqa: A002
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding)
+        return self._function(input, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation=1, ceil_mode=False"
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}" + self._repr_suffix
+
+
+class MaxPool2d(_Pool):
+    _function = staticmethod(F.max_pool2d)
+    _repr_suffix = ", dilation=1, ceil_mode=False"
 
 
 class Flatten(Module):
