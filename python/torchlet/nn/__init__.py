@@ -8,7 +8,8 @@ from torchlet.nn.modules import (
     ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax, Tanh,
 )
 from torchlet.nn.layers import (
-    AdaptiveAvgPool2d, AvgPool2d, Conv1d, ConvTranspose2d, Dropout2d, Embedding, GroupNorm, MaxPool1d, ModuleDict,
+    AdaptiveAvgPool2d, AvgPool2d, Conv1d, ConvTranspose2d, Dropout2d, ELU, Embedding, GroupNorm, LogSoftmax, MaxPool1d,
+    ModuleDict, Softplus,
 )
 from torchlet.nn.parameter import Parameter
 
@@ -17,5 +18,5 @@ __all__ = [
     "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss", "Dropout", "Flatten", "GELU", "HuberLoss", "Identity",
     "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "MaxPool2d", "ModuleList", "MSELoss", "NLLLoss",
     "ReLU", "Sequential", "Sigmoid", "SiLU", "SmoothL1Loss", "Softmax", "Tanh", "AdaptiveAvgPool2d", "AvgPool2d", "Conv1d",
-    "ConvTranspose2d", "Dropout2d", "Embedding", "GroupNorm", "MaxPool1d", "ModuleDict",
+    "ConvTranspose2d", "Dropout2d", "Embedding", "GroupNorm", "MaxPool1d", "ModuleDict", "ELU", "Softplus", "LogSoftmax",
 ]
