@@ -36,7 +36,8 @@ def test_optimizer_with_param_groups_matches_pytorch(torch, name, options):
     def groups(model):  # the second layer with its own lr
         return [{"params": model[0].parameters()}, {"params": model[2].parameters(), "lr": options["lr"] / 2}]
 
-    opt_a = getattr(optim, name)(groups(ours), **options)
+    opt_a = getattr(optim, name)(groups(ours)[:1], **options)
+    opt_a.add_param_group(groups(ours)[1])  # (PyTorch 1.13's Adagrad.add_param_group leaves out its state)
     opt_b = getattr(torch.optim, name)(groups(theirs), **options)
     assert [g["lr"] for g in opt_a.param_groups] == [g["lr"] for g in opt_b.param_groups]
     for _ in range(5):
@@ -89,6 +90,13 @@ def test_reduce_lr_on_plateau_matches_pytorch(torch):
             lrs.append(opt.param_groups[0]["lr"])
         runs.append(lrs)
     assert runs[0] == runs[1]
+
+
+def test_a_parameter_in_two_groups_is_refused():
+    model = nn.Linear(2, 2)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError):
+        opt.add_param_group({"params": model.weight})
 
 
 def test_clip_grad_matches_pytorch(torch):

@@ -11,15 +11,22 @@ class Optimizer:
         if not params:
             raise ValueError("optimizer got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.param_groups = []
+        self.param_groups, self._engines = [], []
         for group in groups:
-            group = dict(defaults, **group)
-            group["params"] = list(group["params"])
-            for p in group["params"]:
-                if not isinstance(p, _C.Tensor):
-                    raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            self.param_groups.append(group)
-        self._engines = [self._make_engine(g) for g in self.param_groups]
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and options that differ from the defaults)."""
+        group = dict(self.defaults, **param_group)
+        group["params"] = [group["params"]] if isinstance(group["params"], _C.Tensor) else list(group["params"])
+        for p in group["params"]:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+        self._engines.append(self._make_engine(group))
 
     def _make_engine(self, group):
         raise NotImplementedError
