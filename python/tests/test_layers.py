@@ -44,6 +44,9 @@ LAYERS = [
     ("ELU", lambda n: n.ELU(alpha=0.7), (3, 4)),
     ("Softplus", lambda n: n.Softplus(beta=2, threshold=1), (3, 4)),
     ("LogSoftmax", lambda n: n.LogSoftmax(dim=1), (3, 4)),
+    ("GELU", lambda n: n.GELU(approximate="tanh"), (3, 4)),
+    ("LeakyReLU", lambda n: n.LeakyReLU(0.2), (3, 4)),
+    ("Softmax", lambda n: n.Softmax(dim=0), (3, 4)),
     ("ModuleList", lambda n: n.Sequential(*n.ModuleList([n.Conv1d(3, 3, 1), n.ReLU()])), (2, 3, 4)),
 ]
 

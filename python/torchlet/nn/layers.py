@@ -1,5 +1,5 @@
 """issue 14's layers as torch.nn's: Conv1d, ConvTranspose2d, AvgPool2d, AdaptiveAvgPool2d,
-MaxPool1d, GroupNorm, Dropout2d, Embedding, ModuleDict, ELU, Softplus and LogSoftmax, thin Modules over torchlet._C._nn."""
+MaxPool1d, GroupNorm, Dropout2d, Embedding and ModuleDict, thin Modules over torchlet._C._nn."""
 
 from collections import OrderedDict
 
@@ -149,42 +149,6 @@ class Embedding(Module):
     def extra_repr(self):
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         return text + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
-
-
-class ELU(Module):
-    def __init__(self, alpha=1.0):
-        super().__init__()
-        self.alpha = alpha
-
-    def forward(self, input):  # noqa: A002
-        return F.elu(input, self.alpha)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}"
-
-
-class Softplus(Module):
-    def __init__(self, beta=1, threshold=20):
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
-
-    def forward(self, input):  # noqa: A002
-        return F.softplus(input, self.beta, self.threshold)
-
-    def extra_repr(self):
-        return f"beta={self.beta}, threshold={self.threshold}"
-
-
-class LogSoftmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):  # noqa: A002
-        return F.log_softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class ModuleDict(Module):
