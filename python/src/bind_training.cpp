@@ -29,11 +29,25 @@ void move_in_place(const std::vector<Tensor>& tensors, py::handle device) {
   holder.to(target);
 }
 
+// A Python param_group's options (PyTorch's names) into the engine's one group, checked by its
+// next step().
+void set_options(optim::Optimizer& optimizer, const py::dict& options) {
+  optim::GroupOptions& g = optimizer.param_groups().front();
+  auto take = [&options](const char* name, auto& field) {
+    if (options.contains(name)) field = options[name].cast<std::decay_t<decltype(field)>>();
+  };
+  take("lr", g.lr), take("weight_decay", g.weight_decay), take("maximize", g.maximize);
+  take("momentum", g.momentum), take("nesterov", g.nesterov), take("betas", g.betas);
+  take("eps", g.eps), take("alpha", g.alpha), take("centered", g.centered);
+  take("lr_decay", g.lr_decay), take("initial_accumulator_value", g.initial_accumulator_value);
+}
+
 void bind_optimizers(py::module_& m) {
   py::class_<optim::Optimizer>(m, "_Optimizer")
       .def("step", &optim::Optimizer::step, py::call_guard<py::gil_scoped_release>())
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
+      .def("_set_options", &set_options, py::arg("options"))
       .def_property_readonly("name", &optim::Optimizer::name);
   using Betas = std::pair<double, double>;
   py::class_<optim::SGD, optim::Optimizer>(m, "_SGD").def(

@@ -1,5 +1,5 @@
 """issue 14's layers and functions (Conv1d, ConvTranspose2d, AvgPool2d, AdaptiveAvgPool2d,
-MaxPool1d, GroupNorm, Dropout2d, Embedding, ModuleList, ModuleDict) and the losses against
+MaxPool1d, GroupNorm, Dropout2d, Embedding, ELU, Softplus, LogSoftmax, ModuleList, ModuleDict) and the losses against
 Debian's PyTorch with the same weights, forward and backward."""
 
 import numpy as np
@@ -41,6 +41,12 @@ LAYERS = [
     ("AdaptiveAvgPool2d", lambda n: n.AdaptiveAvgPool2d((3, 2)), (2, 3, 7, 5)),
     ("MaxPool1d", lambda n: n.MaxPool1d(3, stride=2, padding=1), (2, 3, 8)),
     ("GroupNorm", lambda n: n.GroupNorm(2, 4), (3, 4, 5)),
+    ("ELU", lambda n: n.ELU(alpha=0.7), (3, 4)),
+    ("Softplus", lambda n: n.Softplus(beta=2, threshold=1), (3, 4)),
+    ("LogSoftmax", lambda n: n.LogSoftmax(dim=1), (3, 4)),
+    ("GELU", lambda n: n.GELU(approximate="tanh"), (3, 4)),
+    ("LeakyReLU", lambda n: n.LeakyReLU(0.2), (3, 4)),
+    ("Softmax", lambda n: n.Softmax(dim=0), (3, 4)),
     ("ModuleList", lambda n: n.Sequential(*n.ModuleList([n.Conv1d(3, 3, 1), n.ReLU()])), (2, 3, 4)),
 ]
 

@@ -36,7 +36,8 @@ def test_optimizer_with_param_groups_matches_pytorch(torch, name, options):
     def groups(model):  # the second layer with its own lr
         return [{"params": model[0].parameters()}, {"params": model[2].parameters(), "lr": options["lr"] / 2}]
 
-    opt_a = getattr(optim, name)(groups(ours), **options)
+    opt_a = getattr(optim, name)(groups(ours)[:1], **options)
+    opt_a.add_param_group(groups(ours)[1])  # (PyTorch 1.13's Adagrad.add_param_group leaves out its state)
     opt_b = getattr(torch.optim, name)(groups(theirs), **options)
     assert [g["lr"] for g in opt_a.param_groups] == [g["lr"] for g in opt_b.param_groups]
     for _ in range(5):
@@ -89,6 +90,33 @@ def test_reduce_lr_on_plateau_matches_pytorch(torch):
             lrs.append(opt.param_groups[0]["lr"])
         runs.append(lrs)
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("name,changes", [
+    ("SGD", dict(momentum=0.5, weight_decay=0.1, nesterov=True)), ("Adam", dict(betas=(0.5, 0.9), eps=1e-3)),
+    ("RMSprop", dict(alpha=0.5, eps=1e-3, weight_decay=0.1)), ("Adagrad", dict(lr_decay=0.5, maximize=True)),
+], ids=["SGD", "Adam", "RMSprop", "Adagrad"])
+def test_changed_group_options_apply_from_the_next_step(torch, name, changes):
+    ours, theirs = models(torch)
+    runs = []
+    for lib, model in ((torchlet, ours), (torch, theirs)):
+        opt = getattr(lib.optim, name)(model.parameters(), lr=0.05)
+        for step in range(6):
+            if step == 3:
+                opt.param_groups[0].update(changes)
+            opt.zero_grad()
+            lib.nn.functional.cross_entropy(model(lib.tensor(X)), lib.tensor(Y)).backward()
+            opt.step()
+        runs.append([p.detach().numpy() for p in model.parameters()])
+    for a, b in zip(*runs):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_a_parameter_in_two_groups_is_refused():
+    model = nn.Linear(2, 2)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError):
+        opt.add_param_group({"params": model.weight})
 
 
 def test_clip_grad_matches_pytorch(torch):

@@ -207,8 +207,10 @@ def train(model, optimizer, inputs, targets, *, epochs=1, batch_size=0, seed=0, 
     if len(optimizer.param_groups) != 1:
         raise ValueError("torchlet.train: Expected an optimizer with one parameter group, but got "
                          f"{len(optimizer.param_groups)}")
-    engine = optimizer._engines[0]
-    engine.lr = optimizer.param_groups[0]["lr"]
+    from torchlet.optim.optimizer import _OPTIONS
+
+    engine, group = optimizer._engines[0], optimizer.param_groups[0]
+    engine._set_options({k: group[k] for k in _OPTIONS if k in group})
     return _C._train(model, engine, inputs, targets, epochs, batch_size, seed, record_every, execution, loss_fn,
                      val_inputs, val_targets, validate_every, patience, stop_on_nonfinite, on_epoch)
 

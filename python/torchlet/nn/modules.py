@@ -124,40 +124,35 @@ Tanh = _activation("Tanh", _C.tanh, "tanh(x) elementwise.")
 SiLU = _activation("SiLU", F.silu, "x * sigmoid(x) elementwise.")
 
 
-class GELU(Module):
-    def __init__(self, approximate="none"):
-        super().__init__()
-        self.approximate = approximate
+def _activation_with(name, fn, **defaults):
+    """A layer computing fn(input, *options): its options (keyword defaults, in fn's order)
+    are set by its constructor and printed as PyTorch prints them."""
+    names = list(defaults)
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes at most {len(names)} arguments ({len(args)} given)")
+        for key, value in dict(defaults, **dict(zip(names, args)), **kwargs).items():
+            if key not in defaults:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            setattr(self, key, value)
 
     def forward(self, input):  # noqa: A002
-        return F.gelu(input, self.approximate)
+        return fn(input, *(getattr(self, k) for k in names))
 
     def extra_repr(self):
-        return f"approximate='{self.approximate}'"
+        return ", ".join(f"{k}={getattr(self, k)!r}" for k in names)
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr})
 
 
-class LeakyReLU(Module):
-    def __init__(self, negative_slope=0.01):
-        super().__init__()
-        self.negative_slope = negative_slope
-
-    def forward(self, input):  # noqa: A002
-        return F.leaky_relu(input, self.negative_slope)
-
-    def extra_repr(self):
-        return f"negative_slope={self.negative_slope}"
-
-
-class Softmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):  # noqa: A002
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
+GELU = _activation_with("GELU", F.gelu, approximate="none")
+LeakyReLU = _activation_with("LeakyReLU", F.leaky_relu, negative_slope=0.01)
+Softmax = _activation_with("Softmax", F.softmax, dim=None)
+ELU = _activation_with("ELU", F.elu, alpha=1.0)
+Softplus = _activation_with("Softplus", F.softplus, beta=1, threshold=20)
+LogSoftmax = _activation_with("LogSoftmax", F.log_softmax, dim=None)
 
 
 class LayerNorm(Module):

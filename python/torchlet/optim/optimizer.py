@@ -4,6 +4,12 @@ whose step() updates every parameter of the group in one C++ call."""
 from torchlet import _C
 
 
+# The group options the C++ optimizers read: a change to one in param_groups (a scheduler's lr,
+# a user's weight_decay) reaches the engine at the next step().
+_OPTIONS = ("lr", "weight_decay", "maximize", "momentum", "nesterov", "betas", "eps", "alpha", "centered",
+            "lr_decay", "initial_accumulator_value")
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -11,15 +17,23 @@ class Optimizer:
         if not params:
             raise ValueError("optimizer got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.param_groups = []
+        self.param_groups, self._engines, self._synced = [], [], []
         for group in groups:
-            group = dict(defaults, **group)
-            group["params"] = list(group["params"])
-            for p in group["params"]:
-                if not isinstance(p, _C.Tensor):
-                    raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            self.param_groups.append(group)
-        self._engines = [self._make_engine(g) for g in self.param_groups]
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and options that differ from the defaults)."""
+        group = dict(self.defaults, **param_group)
+        group["params"] = [group["params"]] if isinstance(group["params"], _C.Tensor) else list(group["params"])
+        for p in group["params"]:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+        self._engines.append(self._make_engine(group))
+        self._synced.append(tuple(group.get(k) for k in _OPTIONS))
 
     def _make_engine(self, group):
         raise NotImplementedError
@@ -29,12 +43,14 @@ class Optimizer:
             engine.zero_grad(set_to_none)
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; a changed group["lr"] (a
-        scheduler's) applies from this step."""
+        """One update of every parameter that has a gradient; a group's changed options (a
+        scheduler's lr, a new weight_decay) apply from this step."""
         loss = closure() if closure is not None else None
-        for group, engine in zip(self.param_groups, self._engines):
-            if group["lr"] != engine.lr:
-                engine.lr = group["lr"]
+        for i, (group, engine) in enumerate(zip(self.param_groups, self._engines)):
+            options = tuple(group.get(k) for k in _OPTIONS)
+            if options != self._synced[i]:
+                engine._set_options({k: group[k] for k in _OPTIONS if k in group})
+                self._synced[i] = options
             engine.step()
         return loss
 
