@@ -280,12 +280,14 @@ class CountingBackend final : public backend::Backend, public backend::FusedMlpK
   mutable std::array<std::atomic<int64_t>, kEntries.size()> calls_{};
 };
 
-// Routes this thread's kernels for counter.target() through counter while it lives.
+// Routes this thread's kernels for `tensors` (by default counter.target()) through counter
+// while it lives.
 class CountingScope {
  public:
-  explicit CountingScope(CountingBackend& counter) {
+  explicit CountingScope(CountingBackend& counter) : CountingScope(counter, counter.target()) {}
+  CountingScope(CountingBackend& counter, backend::Backend& tensors) {
     TORCHLET_ASSERT(!backend::detail::routing.target, "CountingScope inside a recording");
-    backend::detail::routing = {&counter.target(), &counter};
+    backend::detail::routing = {&tensors, &counter};
   }
   ~CountingScope() { backend::detail::routing = {}; }
   CountingScope(const CountingScope&) = delete;
