@@ -56,10 +56,11 @@ class Work {
 
 // All processes of the launch (MPI_COMM_WORLD, duplicated). Without a launcher it is a group of
 // one that never starts MPI and whose collectives change nothing. One group per process: MPI
-// starts with the first and finalises with it. Tensors are reduced in place: float32 or int64,
-// contiguous, on the CPU over MPI, or on a GPU over NCCL where every rank has it (one GPU a
-// rank; TORCHLET_NCCL=0, or no NCCL, sends CUDA tensors through host memory over MPI).
-// Every rank must call the same collectives in the same order.
+// starts with the first and finalises with it (not after a timeout, nor when an exception
+// destroys it: MPI_Finalize would wait for ranks that may never come). Tensors are reduced in
+// place: float32 or int64, contiguous, on the CPU over MPI, or on a GPU over NCCL where every rank
+// has it (one GPU a rank; TORCHLET_NCCL=0, or no NCCL, sends CUDA tensors through host memory over
+// MPI). Every rank must call the same collectives in the same order.
 class ProcessGroup {
  public:
   explicit ProcessGroup(ProcessGroupOptions options = {});

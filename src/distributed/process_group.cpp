@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string_view>
 #include <thread>
 
@@ -165,7 +166,10 @@ ProcessGroup::ProcessGroup(ProcessGroupOptions options)
 }
 
 ProcessGroup::~ProcessGroup() {
-  if (!impl_ || impl_->broken) return;  // after a timeout, finalising would wait forever
+  // Neither after a timeout nor while an exception unwinds (an error on this rank only): the
+  // others may be inside a collective, and Open MPI's MPI_Finalize waits for every rank. The
+  // process then ends without finalising, and the launcher ends the job.
+  if (!impl_ || impl_->broken || std::uncaught_exceptions() > 0) return;
   MPI_Comm_free(&impl_->comm);
   if (impl_->started_mpi) MPI_Finalize();
 }
