@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "distributed_cli.h"
 #include "json_output.h"
 #include "torchlet/error.h"
 #include "torchlet/hw/names.h"
@@ -45,6 +46,43 @@ std::vector<info::Explained> explain_all(const std::vector<std::string>& names,
   return out;
 }
 
+// The ranks of an mpirun / srun launch this process belongs to, and the device a rank would
+// train on (one GPU a rank, by local rank, where there are GPUs).
+struct Ranks {
+  RanksInfo info;
+  std::string device;
+};
+
+Ranks ranks(const hw::GpuReport& gpu) {
+  const RanksInfo r = ranks_info();
+  const std::string device = gpu.cuda_available && gpu.device_count > 0
+                                 ? fmt::format("cuda:{}", r.local_rank % gpu.device_count)
+                                 : "cpu";
+  return {r, device};
+}
+
+nlohmann::json ranks_json(const Ranks& r) {
+  return {{"world_size", r.info.world_size},
+          {"rank", r.info.rank},
+          {"local_rank", r.info.local_rank},
+          {"launcher",
+           r.info.launcher.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.info.launcher)},
+          {"mpi_built", r.info.mpi_built},
+          {"device", r.device}};
+}
+
+void print_ranks(const Ranks& r) {
+  fmt::print("Ranks\n");
+  fmt::print("  {:<20}{}\n", "processes",
+             r.info.launcher.empty()
+                 ? std::string("1 (no mpirun or srun launch)")
+                 : fmt::format("{} ({}): this is rank {}, local rank {}", r.info.world_size,
+                               r.info.launcher, r.info.rank, r.info.local_rank));
+  fmt::print("  {:<20}{}\n", "device", r.device);
+  fmt::print("  {:<20}{}\n", "MPI built in",
+             r.info.mpi_built ? "yes (mpirun -np N torchlet train ...)" : "no");
+}
+
 void run_info(const InfoOptions& o) {
   const bool names_only = !o.explain.empty() || !o.compare.empty();
   const std::vector<info::Explained> explained = explain_all(o.explain, "--explain");
@@ -53,8 +91,10 @@ void run_info(const InfoOptions& o) {
     nlohmann::json out = {{"schema_version", info::kJsonSchemaVersion},
                           {"torchlet_version", TORCHLET_VERSION}};
     if (!names_only) {
+      const hw::GpuReport gpu = hw::gpu_report();
       out["cpu"] = info::cpu_json(hw::cpu_report());
-      out["gpu"] = info::gpu_json(hw::gpu_report());
+      out["gpu"] = info::gpu_json(gpu);
+      out["ranks"] = ranks_json(ranks(gpu));
     }
     if (!o.explain.empty()) {
       out["explain"] = nlohmann::json::array();
@@ -71,7 +111,10 @@ void run_info(const InfoOptions& o) {
     fmt::print("torchlet {} hardware report\n\n", TORCHLET_VERSION);
     info::print_cpu(hw::cpu_report());
     fmt::print("\n");
-    info::print_gpu(hw::gpu_report());
+    const hw::GpuReport gpu = hw::gpu_report();
+    info::print_gpu(gpu);
+    fmt::print("\n");
+    print_ranks(ranks(gpu));
   }
   for (std::size_t i = 0; i < explained.size(); ++i) {
     if (i) fmt::print("\n");

@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "commands.h"
+#include "distributed_cli.h"
 #include "json_output.h"
 #include "outputs.h"
 #include "resume.h"
@@ -80,7 +81,7 @@ bool is_image_data(const std::string& data) {
 
 // The image path (train_images.cpp): its own defaults (Adam, lr 1e-3, batches of 64, a few
 // epochs) unless the options say otherwise; the tabular-only options are refused.
-void run_images(const TrainArgs& a) {
+void run_images(const TrainArgs& a, DistributedCli& dist) {
   for (const char* option : {"--label", "--scale", "--test-size", "--split-seed", "--save",
                              "--resume", "--graph", "--eager", "--print-every"})
     TORCHLET_CHECK(!a.given.count(option), option, ": Expected no ", option, " with image data ('",
@@ -115,6 +116,7 @@ void run_images(const TrainArgs& a) {
   img.plot = a.plot;
   img.no_plot = a.no_plot;
   img.json = a.json;
+  img.dist = &dist;
   run_train_images(img);
 }
 
@@ -197,10 +199,13 @@ std::string widths_str(const std::vector<int64_t>& widths) {
   throw ExitStatus{kExitNonFiniteLoss};
 }
 
-void run_train(const TrainArgs& a) {
-  validate(a);
+void train_on(const TrainArgs& given, DistributedCli& dist) {
+  validate(given);
+  // Under mpirun rank 0 alone writes the checkpoint and the plot.
+  TrainArgs a = given;
+  if (!dist.leader()) a.save.clear(), a.no_plot = true;
   if (a.threads_given) set_num_threads(a.threads);
-  if (is_image_data(a.data)) return run_images(a);
+  if (is_image_data(a.data)) return run_images(a, dist);
   TORCHLET_CHECK(a.model == "mlp", "--model: Expected mlp with tabular data ('", a.data,
                  "'), but got '", a.model,
                  "' (cnn needs images: --data fashion-mnist or a folder)");
@@ -269,7 +274,8 @@ void run_train(const TrainArgs& a) {
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();
 
-  std::FILE* out = a.json ? stderr : stdout;
+  // With --json the text goes to stderr: rank 0's only (the others' stdout is /dev/null).
+  std::FILE* out = a.json && dist.leader() ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "iris" ? "Iris (built in)" : a.data;
   fmt::print(out, "data:      {}: {} rows, {} features, {} classes; {} train / {} test rows\n",
@@ -305,17 +311,21 @@ void run_train(const TrainArgs& a) {
     const int64_t epoch = info.epoch();
     const bool print = a.print_every && epoch % a.print_every == 0;
     const bool draw = !print && bar.due();
+    // Every rank prints at the same epochs (the loss is their mean); the bar is rank 0's own.
     if ((!print && !draw) || !std::isfinite(info.value())) return true;
     if (print) {
       bar.clear();
-      fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, info.value());
+      fmt::print(out, "Epoch [{}/{}], Loss: {:.4f}\n", epoch, a.epochs, dist.mean(info.value()));
       flush_output(out, a.json ? "stderr" : "stdout");
     } else {
       bar.draw(epoch - start, info.value());
     }
     return true;
   };
-  const TrainResult fit = train(*model, *optimizer, X_train, y_train, options);
+  dist.shard(*model, options, train_rows, a.batch_size, a.seed, a.batch_size > 0);
+  TrainResult fit = train(*model, *optimizer, X_train, y_train, options);
+  dist.average(fit.losses);  // each rank's are its shard's: the mean is the global batch's
+  fit.final_loss = static_cast<float>(dist.mean(fit.final_loss));
   bar.clear();
   const int signal = StopSignals::received();
   // From here on a second signal waits: the checkpoint, the plot and the JSON are written whole.
@@ -467,7 +477,8 @@ void add_train_command(CLI::App& app) {
     args->hidden = parse_widths("--hidden", args->hidden_text);
     for (const CLI::Option* option : cmd->get_options())
       if (option->count() > 0) args->given.insert(option->get_name());
-    run_train(*args);
+    DistributedCli dist;  // one process, or the ranks of mpirun / srun
+    dist.run([&] { train_on(*args, dist); });
   });
 }
 

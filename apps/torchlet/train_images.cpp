@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "distributed_cli.h"
 #include "json_output.h"
 #include "outputs.h"
 #include "stop_signals.h"
@@ -98,7 +99,8 @@ void run_train_images(const ImageTrainArgs& a) {
   for (const Tensor& p : model.parameters()) n_params += p.numel();
   data::DataLoader loader(train_x, train_y, {a.batch_size, true, a.seed, false});
 
-  std::FILE* out = a.json ? stderr : stdout;
+  // With --json the text goes to stderr: rank 0's only (the others' stdout is /dev/null).
+  std::FILE* out = a.json && (!a.dist || a.dist->leader()) ? stderr : stdout;
   const Style style = a.json ? Style{} : stderr_style();
   const std::string data_name = a.data == "fashion-mnist"
                                     ? "Fashion-MNIST"
@@ -123,21 +125,29 @@ void run_train_images(const ImageTrainArgs& a) {
                        .execution = Execution::Eager,
                        .stop_within_epoch = true};
   options.should_stop = [] { return StopSignals::received() != 0; };
+  // Under mpirun each rank steps through its shard, the global batch split across the ranks.
+  const bool sharded = a.dist && a.dist->active();
+  if (sharded) a.dist->shard(model, options, train_n, a.batch_size, a.seed, true);
+  const int64_t ranks = sharded ? a.dist->size() : 1;
+  const int64_t batches =
+      sharded ? ((train_n + ranks - 1) / ranks + options.batch_size - 1) / options.batch_size
+              : loader.size();
+  auto mean = [&](double v) { return sharded ? a.dist->mean(v) : v; };
   options.on_batch = [&](int64_t epoch, int64_t batch, const Tensor& loss) {
     if (batch == 0)
-      bar.emplace(loader.size(), show_bar, stderr_style(),
+      bar.emplace(batches, show_bar, stderr_style(),
                   fmt::format("epoch {}/{}: batch", epoch, epochs));
     if (bar->due()) {
       const double rate = static_cast<double>((batch + 1) * a.batch_size) / seconds_since(start);
       bar->draw(batch + 1, loss.item(), fmt::format("  {:.0f} images/s", rate));
     }
-    if (batch + 1 == loader.size()) bar->clear();
+    if (batch + 1 == batches) bar->clear();
     return true;
   };
   // Each epoch's loss is read here (the wait for the device's work ends its time), then the
   // model is evaluated outside the timed part.
   options.on_epoch = [&](const EpochInfo& info) {
-    const double loss = info.value();
+    const double loss = mean(info.value());  // every rank calls it after every epoch
     const double seconds = seconds_since(start);
     if (!std::isfinite(loss)) return true;  // train() stops there
     train_s += seconds;
@@ -151,7 +161,9 @@ void run_train_images(const ImageTrainArgs& a) {
     start = Clock::now();
     return true;
   };
-  const TrainResult fit = train(model, *optimizer, loader, options);
+  TrainResult fit = sharded ? train(model, *optimizer, train_x, train_y, options)
+                            : train(model, *optimizer, loader, options);
+  if (sharded) a.dist->average(fit.window_losses);
   if (bar) bar->clear();
   if (fit.stop == StopReason::NonFinite) {  // each epoch's loss is read: seen where it happened
     fmt::print(stderr,

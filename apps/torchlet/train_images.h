@@ -12,6 +12,8 @@
 
 namespace torchlet::cli {
 
+class DistributedCli;
+
 struct ImageTrainArgs {
   std::string data;  // "fashion-mnist" or a folder
   std::string model = "cnn";
@@ -29,6 +31,7 @@ struct ImageTrainArgs {
   std::string plot = "loss.svg";
   bool no_plot = false;
   bool json = false;
+  DistributedCli* dist = nullptr;  // the ranks under mpirun (null: one process)
 };
 
 // The default epochs for `model` on images.

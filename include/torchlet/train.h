@@ -81,6 +81,13 @@ struct TrainOptions {
   // seed and the epoch's number). A DataLoader brings its own batches.
   int64_t batch_size = 0;
   uint64_t seed = 0;
+  // Tensors only: the rows each epoch trains on, in order (the same number every epoch), in
+  // place of a shuffle of all of them: a distributed::DistributedSampler's shard of this rank.
+  std::function<std::vector<int64_t>(int64_t epoch)> sampler{};
+  // Called after every backward, before the optimizer's step: DistributedDataParallel's
+  // synchronize(). Runs eager or fused steps only (Execution::Compiled and CUDA graphs would
+  // replay without it: refused with an Error), each epoch returning to the host.
+  std::function<void()> before_step{};
   // Record the epoch's loss every N epochs (0: never), on the device.
   int64_t record_every = 0;
   // Record the mean loss of every N batches (and of an epoch's last, shorter window; 0: never).

@@ -56,9 +56,31 @@ void add_to(Tensor& sum, Tensor g) { sum = sum.defined() ? sum + g : std::move(g
 struct Sink {
   const tensor_list* inputs = nullptr;
   tensor_list grads;
-  // Leaves with hooks: their gradients summed over the pass, hooked and accumulated at its end.
-  std::vector<std::pair<TensorImpl*, Tensor>> hooked;
+  // Leaves with hooks: their gradients summed over the pass, hooked and accumulated as soon as
+  // every edge into them has delivered (so DistributedDataParallel can send a gradient while
+  // backward goes on), or at the pass's end when some edge carried no gradient.
+  struct Hooked {
+    TensorImpl* impl;
+    Tensor sum;
+    int pending = 0;  // edges into the leaf still to deliver
+    bool done = false;
+  };
+  std::vector<Hooked> hooked;
 
+  Hooked& entry(TensorImpl* impl) {
+    for (Hooked& h : hooked)
+      if (h.impl == impl) return h;
+    return hooked.emplace_back(Hooked{impl, Tensor()});
+  }
+  // An edge of the pass leads to `impl`.
+  void expect(TensorImpl* impl) {
+    if (!inputs && !impl->hooks.empty()) ++entry(impl).pending;
+  }
+  void flush(Hooked& h) {
+    if (h.done || !h.sum.defined()) return;
+    h.done = true;
+    accumulate(*h.impl, run_hooks(h.impl->hooks, std::move(h.sum)));
+  }
   void leaf(TensorImpl* impl, Tensor g) {
     if (inputs) {
       for (std::size_t k = 0; k < inputs->size(); ++k)
@@ -66,9 +88,9 @@ struct Sink {
       return;
     }
     if (impl->hooks.empty()) return accumulate(*impl, std::move(g));
-    for (auto& [held, sum] : hooked)
-      if (held == impl) return add_to(sum, std::move(g));
-    hooked.emplace_back(impl, std::move(g));
+    Hooked& h = entry(impl);
+    add_to(h.sum, std::move(g));
+    if (--h.pending == 0) flush(h);
   }
   // A non-leaf input's gradient, when its grad_fn runs.
   void node(const Node* node, const Tensor& g) {
@@ -77,7 +99,7 @@ struct Sink {
       if ((*inputs)[k].impl()->grad_fn.get() == node) grads[k] = g;
   }
   void finish() {
-    for (auto& [impl, sum] : hooked) accumulate(*impl, run_hooks(impl->hooks, std::move(sum)));
+    for (Hooked& h : hooked) flush(h);
     if (!inputs) return;
     for (std::size_t k = 0; k < inputs->size(); ++k)
       if (grads[k].defined() && (*inputs)[k].is_leaf())
@@ -139,6 +161,9 @@ void execute(const tensor_list& roots, const tensor_list& gradients, bool retain
     for (Node* node : order) node->pending = 0;
     TORCHLET_CHECK(false, kFreed);
   }
+  for (Node* node : order)
+    for (const Edge& edge : node->next)
+      if (edge.leaf) sink.expect(edge.leaf.get());
   for (auto& [start, grad] : starts) add_to(start->grad_sum, std::move(grad));
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Node* node = *it;

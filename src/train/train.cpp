@@ -134,15 +134,21 @@ void Trainer::choose_execution() {
   if (o_.execution == Execution::Fused ||
       (o_.execution == Execution::Auto && seq && !o_.loss && fused_pays(*seq, src_.device)))
     fused_.emplace(*seq);
+  TORCHLET_CHECK(
+      !o_.before_step || (o_.execution != Execution::Compiled && o_.graph != CudaGraph::On),
+      "train: Expected eager or fused steps with before_step (a compiled step or a CUDA "
+      "graph replays without calling it), but got ",
+      o_.execution == Execution::Compiled ? "Execution::Compiled" : "CudaGraph::On");
   if (o_.execution == Execution::Compiled) compiled_.emplace();
   auto* sgd = dynamic_cast<optim::SGD*>(&optimizer_);
-  replay_ = fused_ && !src_.loader && src_.batches == 1 && sgd && sgd->momentum() == 0.0 &&
-            sgd->weight_decay() == 0.0;
+  const bool hooked = o_.before_step || o_.sampler;
+  replay_ = fused_ && !src_.loader && !hooked && src_.batches == 1 && sgd &&
+            sgd->momentum() == 0.0 && sgd->weight_decay() == 0.0;
   const std::string refusal = src_.loader ? "CUDA graphs are used for full-batch tensors only"
                                           : graph_refusal(src_.device, src_.batches, optimizer_);
   TORCHLET_CHECK(o_.graph != CudaGraph::On || refusal.empty(),
                  "train: Expected a run a CUDA graph can replay, but ", refusal);
-  use_graph_ = refusal.empty() && !compiled_ &&
+  use_graph_ = refusal.empty() && !compiled_ && !hooked &&
                (o_.graph == CudaGraph::On || (o_.graph == CudaGraph::Auto && !replay_));
 }
 
@@ -171,6 +177,7 @@ Tensor Trainer::step(const Tensor& input, const Tensor& target, const Tensor& ro
                    rows.defined() ? index_select(target, rows) : target);
     loss.backward();
   }
+  if (o_.before_step) o_.before_step();
   optimizer_.step();
   return loss.detach();
 }
@@ -219,7 +226,8 @@ Tensor Trainer::batched_epoch(int64_t epoch, bool& stopped) {
     for (const data::Batch& batch : *src_.loader)
       if (!one(step(batch.input, batch.target, Tensor()))) break;
   } else {
-    const Tensor order = shuffled_rows(src_.rows, o_.seed, epoch, src_.device);
+    const Tensor order = o_.sampler ? tensor(o_.sampler(epoch), src_.device)
+                                    : shuffled_rows(src_.rows, o_.seed, epoch, src_.device);
     for (int64_t first = 0; first < src_.rows; first += src_.batch) {
       const Tensor rows = order.slice(0, first, std::min(src_.rows, first + src_.batch));
       if (!one(step(*src_.inputs, *src_.targets, rows))) break;
@@ -326,7 +334,7 @@ TrainResult Trainer::run() {
         loss = graph_loss_;
       }
       if (o_.on_batch && !o_.on_batch(epoch, 0, loss)) result_.stop = StopReason::Callback;
-    } else if (!src_.loader && src_.batches == 1 && o_.record_every_batches == 0) {
+    } else if (!src_.loader && !o_.sampler && src_.batches == 1 && o_.record_every_batches == 0) {
       loss = step(*src_.inputs, *src_.targets, Tensor());
       if (o_.on_batch && !o_.on_batch(epoch, 0, loss)) result_.stop = StopReason::Callback;
     } else {
@@ -375,7 +383,10 @@ TrainResult train(nn::Module& model, optim::Optimizer& optimizer, const Tensor& 
                  options.batch_size);
   Source src;
   src.inputs = &inputs, src.targets = &targets;
-  src.rows = inputs.size(0);
+  src.rows = options.sampler
+                 ? static_cast<int64_t>(options.sampler(options.epochs_before + 1).size())
+                 : inputs.size(0);
+  TORCHLET_CHECK(src.rows >= 1, "train: Expected a sampler giving at least one row, but got none");
   src.batch = options.batch_size > 0 ? std::min(options.batch_size, src.rows) : src.rows;
   src.batches = (src.rows + src.batch - 1) / src.batch;
   src.device = inputs.device();
