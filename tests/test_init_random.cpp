@@ -66,7 +66,7 @@ TEST(Random, InPlaceDrawsHaveTheirDistributions) {
   }
   EXPECT_NE(b[2], 7.0f);
   EXPECT_EQ(testing::error_of([] { zeros({2}, kInt64).normal_(); }),
-            "normal_: Expected a float32 tensor, but got dtype int64");
+            "normal_: Expected a float32 or float64 tensor, but got dtype int64");
   EXPECT_EQ(testing::error_of([] { zeros({2}).bernoulli_(1.5); }),
             "bernoulli_: Expected a probability p between 0 and 1, but got p = 1.5");
 }

@@ -76,6 +76,16 @@ CONFORMANCE_TEST(OpsShapes, EveryRowMatchesFiniteDifferences) {
                                                 {"max_dim1", "min_dim0_keepdim", "amax_all"});
 }
 
+// The same rows on float64 inputs: PyTorch's float64 numbers to 1e-12, differences to 1e-7.
+CONFORMANCE_TEST(OpsShapes, EveryRowMatchesPyTorchInFloat64) {
+  testing::expect_rows_match_pytorch<double>("reductions", rows());
+}
+
+CONFORMANCE_TEST(OpsShapes, EveryRowMatchesFiniteDifferencesInFloat64) {
+  testing::expect_rows_match_finite_differences<double>(
+      "reductions", rows(), {"max_dim1", "min_dim0_keepdim", "amax_all"});
+}
+
 CONFORMANCE_TEST(OpsShapes, ViewsShareStorageAndViewRefusesWhatReshapeCopies) {
   Tensor x = arange(12).to(kFloat32).reshape({3, 4});
   Tensor p = x.permute({1, 0});

@@ -97,9 +97,9 @@ class TempFolder {
 };
 
 // Passes when |got - want| <= atol + rtol * |want| everywhere; otherwise names the worst index.
-inline ::testing::AssertionResult all_close(const std::vector<float>& got,
-                                            const std::vector<float>& want, double atol = 1e-5,
-                                            double rtol = 1e-5) {
+template <typename T>
+::testing::AssertionResult all_close_of(const std::vector<T>& got, const std::vector<T>& want,
+                                        double atol, double rtol) {
   if (got.size() != want.size())
     return ::testing::AssertionFailure()
            << "size " << got.size() << " but expected " << want.size();
@@ -116,6 +116,16 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got,
   return ::testing::AssertionFailure()
          << "worst element " << worst_i << ": got " << got[worst_i] << ", expected "
          << want[worst_i] << " (|diff| " << worst << ", atol " << atol << ", rtol " << rtol << ")";
+}
+inline ::testing::AssertionResult all_close(const std::vector<float>& got,
+                                            const std::vector<float>& want, double atol = 1e-5,
+                                            double rtol = 1e-5) {
+  return all_close_of(got, want, atol, rtol);
+}
+inline ::testing::AssertionResult all_close(const std::vector<double>& got,
+                                            const std::vector<double>& want, double atol,
+                                            double rtol) {
+  return all_close_of(got, want, atol, rtol);
 }
 
 // Seeded uniform values in [lo, hi).
@@ -157,10 +167,12 @@ inline OutputAndGrads output_and_grads(const std::function<Tensor(const std::vec
 
 // Checks the gradients backward() gives for every input of f against central differences
 // of the scalar sum(f(inputs) * w), w a fixed random weighting (so every output element's
-// gradient matters). Float32 differences are coarse: eps 1e-2 and a 1e-2 tolerance.
-inline void expect_gradients_match(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-                                   std::vector<Tensor> inputs, const std::string& what,
-                                   double eps = 1e-2, double tol = 1e-2) {
+// gradient matters). Float32 differences are coarse: eps 1e-2 and a 1e-2 tolerance. T double:
+// the inputs are float64 (and f computes in float64), whose differences are far finer.
+template <typename T = float>
+void expect_gradients_match(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                            std::vector<Tensor> inputs, const std::string& what, double eps = 1e-2,
+                            double tol = 1e-2) {
   for (Tensor& x : inputs) {
     x.set_requires_grad(true);
     x.set_grad(Tensor());  // a fresh start when the same inputs are checked again
@@ -169,21 +181,22 @@ inline void expect_gradients_match(const std::function<Tensor(const std::vector<
   const Tensor w = random_tensor(out.shape(), 99);
   (out * w).sum().backward();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    std::vector<float> values = inputs[k].to_vector<float>();
-    std::vector<float> numeric(values.size());
+    std::vector<T> values = inputs[k].to_vector<T>();
+    std::vector<T> numeric(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) {
-      auto objective = [&](float delta) {
-        std::vector<float> shifted = values;
+      auto objective = [&](T delta) {
+        std::vector<T> shifted = values;
         shifted[i] += delta;
         std::vector<Tensor> args = inputs;
         args[k] = tensor(shifted, inputs[k].shape());
         NoGradGuard no_grad;
-        return static_cast<double>((f(args) * w).sum().item());
+        return (f(args) * w).sum().item<double>();
       };
-      numeric[i] = static_cast<float>((objective(eps) - objective(-eps)) / (2 * eps));
+      numeric[i] = static_cast<T>(
+          (objective(static_cast<T>(eps)) - objective(static_cast<T>(-eps))) / (2 * eps));
     }
     ASSERT_TRUE(inputs[k].grad().defined()) << what << ": no gradient for input " << k;
-    EXPECT_TRUE(all_close(inputs[k].grad().to_vector<float>(), numeric, tol, tol))
+    EXPECT_TRUE(all_close(inputs[k].grad().to_vector<T>(), numeric, tol, tol))
         << what << ": gradient of input " << k << " of shape " << inputs[k].shape();
   }
 }

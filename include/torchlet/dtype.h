@@ -1,4 +1,5 @@
-// DType: the element types a tensor can hold, with PyTorch's names (kFloat32, kInt64, kBool).
+// DType: the element types a tensor can hold, with PyTorch's names (kFloat32, kFloat64, kInt64,
+// kBool).
 #pragma once
 
 #include <cstddef>
@@ -7,10 +8,12 @@
 
 namespace torchlet {
 
-enum class DType : int8_t { Float32 = 0, Int64 = 1, Bool = 2 };
+enum class DType : int8_t { Float32 = 0, Int64 = 1, Bool = 2, Float64 = 3 };
 
 inline constexpr DType kFloat32 = DType::Float32;
 inline constexpr DType kFloat = DType::Float32;
+inline constexpr DType kFloat64 = DType::Float64;
+inline constexpr DType kDouble = DType::Float64;
 inline constexpr DType kInt64 = DType::Int64;
 inline constexpr DType kLong = DType::Int64;
 inline constexpr DType kBool = DType::Bool;
@@ -20,20 +23,25 @@ constexpr std::size_t element_size(DType dtype) noexcept {
     case DType::Float32: return 4;
     case DType::Int64: return 8;
     case DType::Bool: return 1;
+    case DType::Float64: return 8;
   }
   return 0;
 }
 
-constexpr bool is_floating_point(DType dtype) noexcept { return dtype == DType::Float32; }
+constexpr bool is_floating_point(DType dtype) noexcept {
+  return dtype == DType::Float32 || dtype == DType::Float64;
+}
 
 // PyTorch's torch.promote_types: the dtype both operands of an op are computed in, the higher of
-// the two in the order bool < int64 < float32.
+// the two in the order bool < int64 < float32 < float64.
 constexpr DType promote_types(DType a, DType b) noexcept {
-  auto rank = [](DType d) { return d == DType::Bool ? 0 : d == DType::Int64 ? 1 : 2; };
+  auto rank = [](DType d) {
+    return d == DType::Bool ? 0 : d == DType::Int64 ? 1 : d == DType::Float32 ? 2 : 3;
+  };
   return rank(a) >= rank(b) ? a : b;
 }
 
-// "float32", "int64", "bool".
+// "float32", "float64", "int64", "bool".
 const char* dtype_name(DType dtype) noexcept;
 std::ostream& operator<<(std::ostream& out, DType dtype);
 
@@ -43,6 +51,10 @@ constexpr DType dtype_of();
 template <>
 constexpr DType dtype_of<float>() {
   return DType::Float32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::Float64;
 }
 template <>
 constexpr DType dtype_of<int64_t>() {

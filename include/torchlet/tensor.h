@@ -56,7 +56,8 @@ class Tensor {
   Tensor clone() const;
   // The same data, cut from the autograd graph.
   Tensor detach() const;
-  // The single value of a one-element tensor, as float (waits for the device).
+  // The single value of a one-element tensor, as float (waits for the device); item<double>() is
+  // exact for float32 and float64 tensors, item<int64_t>() for int64.
   float item() const;
   template <typename T>
   T item() const;
@@ -289,10 +290,13 @@ struct TensorOptions {
   TensorOptions& with_requires_grad(bool r = true) { return requires_grad = r, *this; }
 };
 
-// From host values; shape defaults to 1-D, and its numel must match values.size().
+// From host values; shape defaults to 1-D, and its numel must match values.size(). A vector of
+// double makes a float64 tensor (as torch.from_numpy of a float64 array).
 Tensor tensor(const std::vector<float>& values, const Shape& shape, const Device& device = kCPU);
+Tensor tensor(const std::vector<double>& values, const Shape& shape, const Device& device = kCPU);
 Tensor tensor(const std::vector<int64_t>& values, const Shape& shape, const Device& device = kCPU);
 Tensor tensor(const std::vector<float>& values, const Device& device = kCPU);
+Tensor tensor(const std::vector<double>& values, const Device& device = kCPU);
 Tensor tensor(const std::vector<int64_t>& values, const Device& device = kCPU);
 // Brace lists: tensor({1.5f, 2.0f}, {2}) and tensor({0.5, 1.0}) are float32,
 // tensor({0, 2, 1}) is int64, as in PyTorch.
@@ -323,12 +327,13 @@ Tensor empty(const Shape& shape, const TensorOptions& options = {});
 Tensor zeros(const Shape& shape, const TensorOptions& options = {});
 Tensor ones(const Shape& shape, const TensorOptions& options = {});
 Tensor full(const Shape& shape, double value, const TensorOptions& options = {});
-// Uniform in [0, 1) and standard normal, from the generator manual_seed() sets.
+// Uniform in [0, 1) and standard normal, from the generator manual_seed() sets; float32 or
+// float64 (drawn in double, rounded once for float32).
 Tensor rand(const Shape& shape, const TensorOptions& options = {});
 Tensor randn(const Shape& shape, const TensorOptions& options = {});
 // Uniform in [low, high), as nn::Linear's initialisation uses.
 Tensor uniform(const Shape& shape, double low, double high, const TensorOptions& options = {});
-// 0, 1, ..., end - 1 (int64 unless options say float32).
+// 0, 1, ..., end - 1 (int64 unless options say float32 or float64).
 Tensor arange(int64_t end, const TensorOptions& options = kInt64);
 Tensor arange(int64_t start, int64_t end, int64_t step = 1, const TensorOptions& options = kInt64);
 // Integers uniform in [low, high) (int64 unless options say float32), and a random

@@ -27,6 +27,7 @@ py::object item(const Tensor& t) {
     case DType::Float32: return py::float_(t.item<float>());
     case DType::Int64: return py::int_(t.item<int64_t>());
     case DType::Bool: return py::bool_(t.item<bool>());
+    case DType::Float64: return py::float_(t.item<double>());
   }
   return py::none();
 }

@@ -119,7 +119,7 @@ Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
                    "Expected backward() without a gradient argument on a tensor of one element "
                    "(a loss), but got shape ",
                    root.shape());
-    grad = ones(root.shape(), TensorOptions(root.device()));
+    grad = ones(root.shape(), TensorOptions(root.dtype()).with_device(root.device()));
   }
   TORCHLET_CHECK(grad.shape() == root.shape() && grad.device() == root.device(),
                  "Expected the gradient passed to backward() to have shape ", root.shape(), " on ",
@@ -177,7 +177,8 @@ void execute(const tensor_list& roots, const tensor_list& gradients, bool retain
     if (!retain_graph) node->release();
     for (int i = 0; i < kMaxInputs; ++i) {
       Edge& edge = node->next[i];
-      if (!grads[i].defined()) continue;
+      if (!grads[i].defined() || !edge.active()) continue;
+      if (grads[i].dtype() != edge.dtype) grads[i] = grads[i].to(edge.dtype);
       if (edge.node)
         add_to(edge.node->grad_sum, std::move(grads[i]));
       else if (edge.leaf)
@@ -195,6 +196,7 @@ void connect(const Tensor& output, std::shared_ptr<Node> node,
   for (const Tensor* t : inputs) {
     TORCHLET_ASSERT(i < kMaxInputs);
     if (t->defined()) {
+      node->next[i].dtype = t->dtype();
       if (t->impl()->grad_fn)
         node->next[i].node = t->impl()->grad_fn;
       else if (t->impl()->requires_grad)

@@ -157,15 +157,16 @@ class Backend {
   // strided view contiguous, or writes into a strided view.
   virtual void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) = 0;
   // out = a op b (backends/elementwise.h), a and b of `dtype`; out is `dtype`, or bool for the
-  // predicates (is_predicate). Arithmetic takes float32 or int64, predicates any dtype. out may
-  // alias a or b when that operand is read with the output's own (contiguous) strides.
+  // predicates (is_predicate). Arithmetic takes float32, float64 or int64, predicates any dtype.
+  // out may alias a or b when that operand is read with the output's own (contiguous) strides.
   virtual void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
                       const Loop& loop) = 0;
   // out[i] = a[i] op s (or s op a[i] when scalar_first), s converted to `dtype` first; the
   // dtypes as for binary. a and out are contiguous.
   virtual void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
                              void* out, int64_t n) = 0;
-  // out[i] = f(in[i]) (backends/elementwise.h), contiguous, float32 or (unary_takes_int64) int64.
+  // out[i] = f(in[i]) (backends/elementwise.h), contiguous, float32, float64 or
+  // (unary_takes_int64) int64.
   virtual void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) = 0;
   // out[i] = cond[i] ? a[i] : b[i], all contiguous, a, b and out of `dtype`.
   virtual void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
@@ -178,9 +179,9 @@ class Backend {
   // dst[p] = src[p with p[dim] = index[p]] for every p of loop.shape (gather, index_select).
   virtual void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
                           const IndexLoop& loop) = 0;
-  // dst[p with p[dim] = index[p]] = src[p], or += when accumulate (float32 and int64): scatter,
-  // scatter_add, index_add, index_put_. Positions are taken in row-major order of p, so the last
-  // of several writes to one element wins and sums add in that order, on every backend. An
+  // dst[p with p[dim] = index[p]] = src[p], or += when accumulate (float32, float64, int64):
+  // scatter, scatter_add, index_add, index_put_. Positions are taken in row-major order of p, so
+  // the last of several writes to one element wins and sums add in that order, on every backend. An
   // index outside [0, dim_size) throws for both kernels: on the CPU before anything is
   // written; on a GPU at the next synchronisation (that element is skipped, or reads 0).
   virtual void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
@@ -196,14 +197,17 @@ class Backend {
   // The same sum of int64 values (exact; bool tensors are summed as int64, as in PyTorch).
   virtual void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                              int64_t inner) = 0;
-  // out[o, i] = the max, min or product over j of in[o, j, i] (r >= 1 for Max and Min); float32
-  // or int64 in and out.
+  // The same sum of float64 values (float64 tensors), accumulated in order along j.
+  virtual void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
+                               int64_t inner, double scale) = 0;
+  // out[o, i] = the max, min or product over j of in[o, j, i] (r >= 1 for Max and Min); float32,
+  // float64 or int64 in and out.
   virtual void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
                           int64_t r, int64_t inner) = 0;
-  // out[o, j, i] = sum_{k <= j} in[o, k, i]; float32 (accumulated in double) or int64.
+  // out[o, j, i] = sum_{k <= j} in[o, k, i]; float32 (accumulated in double), float64 or int64.
   virtual void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                           int64_t inner) = 0;
-  // out[o, i] = the first j with the largest in[o, j, i]; in is float32 or int64.
+  // out[o, i] = the first j with the largest in[o, j, i]; in is float32, float64 or int64.
   virtual void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
                           int64_t inner) = 0;
   // (log_)softmax over j, and its backward given the forward's output y.
@@ -218,6 +222,10 @@ class Backend {
   virtual void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                     const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                     int64_t ldc) = 0;
+  // The same product in double (float64 tensors).
+  virtual void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                            double alpha, const double* a, int64_t lda, const double* b,
+                            int64_t ldb, double beta, double* c, int64_t ldc) = 0;
 
   // y[rows, out] = x[rows, in] w[out, in]^T + bias[out] (bias may be null): a Linear layer's
   // forward. This default is a GEMM and a broadcast add; a backend may fold the bias into its

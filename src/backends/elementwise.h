@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define TORCHLET_HD __host__ __device__ inline
@@ -45,7 +46,7 @@ TORCHLET_HD constexpr bool is_predicate(BinaryOp op) {
          op == BinaryOp::LogicalOr;
 }
 
-// out = f(x) of x's dtype: float32, or int64 for Neg, Abs and Sign (unary_takes_int64).
+// out = f(x) of x's dtype: float32, float64, or int64 for Neg, Abs and Sign (unary_takes_int64).
 enum class UnaryOp : uint8_t {
   Neg,
   Abs,
@@ -89,18 +90,20 @@ TORCHLET_HD T binary_value(BinaryOp op, T x, T y) {
     case BinaryOp::Mul: return static_cast<T>(x * y);
     case BinaryOp::Div: return static_cast<T>(x / y);
     case BinaryOp::Maximum:
-      if constexpr (sizeof(T) == 4) {  // float: NaN wins, as torch.maximum
+      if constexpr (std::is_floating_point_v<T>) {  // NaN wins, as torch.maximum
         if (x != x || y != y) return x + y;
       }
       return x > y ? x : y;
     case BinaryOp::Minimum:
-      if constexpr (sizeof(T) == 4) {
+      if constexpr (std::is_floating_point_v<T>) {
         if (x != x || y != y) return x + y;
       }
       return x < y ? x : y;
     case BinaryOp::Pow:
-      if constexpr (sizeof(T) == 4) {
+      if constexpr (std::is_same_v<T, float>) {
         return powf(x, y);
+      } else if constexpr (std::is_same_v<T, double>) {
+        return ::pow(x, y);
       } else {  // integer powers by squaring; negative exponents give 0 except for |x| == 1
         if (y < 0) return x == 1 ? T(1) : x == -1 ? (y % 2 ? T(-1) : T(1)) : T(0);
         T result = 1, base = x;
@@ -152,6 +155,31 @@ TORCHLET_HD float unary_value(UnaryOp op, float x) {
   }
 }
 
+// The same formulas in double (float64 tensors); ::-qualified, so that torchlet's Tensor
+// functions of the same names never hide them.
+TORCHLET_HD double unary_value(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Abs: return ::fabs(x);
+    case UnaryOp::Sign: return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0;
+    case UnaryOp::Exp: return ::exp(x);
+    case UnaryOp::Log: return ::log(x);
+    case UnaryOp::Log1p: return ::log1p(x);
+    case UnaryOp::Expm1: return ::expm1(x);
+    case UnaryOp::Sqrt: return ::sqrt(x);
+    case UnaryOp::Rsqrt: return 1.0 / ::sqrt(x);
+    case UnaryOp::Sigmoid:
+      if (x >= 0.0) return 1.0 / (1.0 + ::exp(-x));
+      return ::exp(x) / (1.0 + ::exp(x));
+    case UnaryOp::Tanh: return ::tanh(x);
+    case UnaryOp::Erf: return ::erf(x);
+    case UnaryOp::Sin: return ::sin(x);
+    case UnaryOp::Cos: return ::cos(x);
+    case UnaryOp::Reciprocal: return 1.0 / x;
+    default: return x;
+  }
+}
+
 TORCHLET_HD int64_t unary_value(UnaryOp op, int64_t x) {
   switch (op) {
     case UnaryOp::Neg: return -x;
@@ -161,7 +189,7 @@ TORCHLET_HD int64_t unary_value(UnaryOp op, int64_t x) {
   }
 }
 
-// The ops unary_value computes for int64 (the others need float32).
+// The ops unary_value computes for int64 (the others need float32 or float64).
 TORCHLET_HD constexpr bool unary_takes_int64(UnaryOp op) {
   return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sign;
 }

@@ -220,6 +220,11 @@ void Recorder::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int
   run_and_keep([=](Backend& b) { b.sum_dim_int64(in, out, outer, r, inner); });
 }
 
+void Recorder::sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
+                               int64_t inner, double scale) {
+  run_and_keep([=](Backend& b) { b.sum_dim_float64(in, out, outer, r, inner, scale); });
+}
+
 void Recorder::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
                           int64_t r, int64_t inner) {
   run_and_keep([=](Backend& b) { b.reduce_dim(op, dtype, in, out, outer, r, inner); });
@@ -256,6 +261,14 @@ void Recorder::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
   run_and_keep(
       [=](Backend& b) { b.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b_, ldb, beta, c, ldc); },
       std::move(call));
+}
+
+void Recorder::gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                            double alpha, const double* a, int64_t lda, const double* b_,
+                            int64_t ldb, double beta, double* c, int64_t ldc) {
+  run_and_keep([=](Backend& b) {
+    b.gemm_float64(trans_a, trans_b, m, n, k, alpha, a, lda, b_, ldb, beta, c, ldc);
+  });
 }
 
 void Recorder::linear_forward(const float* x, const float* w, const float* bias, float* y,

@@ -126,6 +126,8 @@ class Recorder final : public Backend, public FusedMlpKernels {
                float scale) override;
   void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                      int64_t inner) override;
+  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                       double scale) override;
   void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
@@ -139,6 +141,9 @@ class Recorder final : public Backend, public FusedMlpKernels {
   void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override;
+  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) override;
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override;
   void im2col(const float* image, float* col, const Window2d& w) override;

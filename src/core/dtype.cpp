@@ -10,6 +10,7 @@ const char* dtype_name(DType dtype) noexcept {
     case DType::Float32: return "float32";
     case DType::Int64: return "int64";
     case DType::Bool: return "bool";
+    case DType::Float64: return "float64";
   }
   return "unknown";
 }

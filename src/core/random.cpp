@@ -75,8 +75,8 @@ int64_t below(int64_t n) {
 }
 
 void check_float(const char* op, const Tensor& t) {
-  TORCHLET_CHECK(t.dtype() == kFloat32, op, ": Expected a float32 tensor, but got dtype ",
-                 t.dtype());
+  TORCHLET_CHECK(is_floating_point(t.dtype()), op,
+                 ": Expected a float32 or float64 tensor, but got dtype ", t.dtype());
 }
 
 }  // namespace
@@ -105,12 +105,12 @@ Tensor randperm(int64_t n, const TensorOptions& options) {
 Tensor& Tensor::normal_(double mean, double std) {
   check_float("normal_", *this);
   TORCHLET_CHECK(std >= 0.0, "normal_: Expected std >= 0, but got std = ", std);
-  return copy_(randn(shape()) * std + mean);
+  return copy_(randn(shape(), dtype()) * std + mean);
 }
 
 Tensor& Tensor::uniform_(double from, double to) {
   check_float("uniform_", *this);
-  return copy_(uniform(shape(), from, to));
+  return copy_(uniform(shape(), from, to, dtype()));
 }
 
 Tensor& Tensor::bernoulli_(double p) {

@@ -96,6 +96,7 @@ T* Tensor::data_ptr() const {
   return static_cast<T*>(impl_->data());
 }
 template float* Tensor::data_ptr<float>() const;
+template double* Tensor::data_ptr<double>() const;
 template int64_t* Tensor::data_ptr<int64_t>() const;
 template bool* Tensor::data_ptr<bool>() const;
 
@@ -110,8 +111,8 @@ Tensor& Tensor::set_requires_grad(bool requires_grad) {
   TORCHLET_CHECK(is_leaf(),
                  "set_requires_grad: Expected a leaf tensor, but got the result of an "
                  "op (call detach() first to make a new leaf)");
-  TORCHLET_CHECK(!requires_grad || dtype() == kFloat32,
-                 "set_requires_grad: Expected a float32 "
+  TORCHLET_CHECK(!requires_grad || is_floating_point(dtype()),
+                 "set_requires_grad: Expected a float32 or float64 "
                  "tensor (only floating-point tensors have gradients), but got ",
                  dtype());
   impl_->requires_grad = requires_grad;
@@ -169,6 +170,7 @@ std::vector<T> Tensor::to_vector() const {
   return out;
 }
 template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
 template std::vector<bool> Tensor::to_vector<bool>() const;
 
@@ -179,15 +181,10 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;  // exact for float64 and float32 tensors
 template int64_t Tensor::item<int64_t>() const;
 template bool Tensor::item<bool>() const;
 
-// Wider and other C++ types: an int64 tensor's value exactly, a float32 one's converted.
-template <>
-double Tensor::item<double>() const {
-  return dtype() == kInt64 ? static_cast<double>(item<int64_t>())
-                           : static_cast<double>(item<float>());
-}
 template <>
 int Tensor::item<int>() const {
   return static_cast<int>(item<int64_t>());
@@ -199,17 +196,18 @@ std::string Tensor::str() const {
   if (!defined()) return "Tensor(undefined)";
   std::ostringstream out;
   out << "tensor(";
-  if (dtype() == kFloat32) {
-    const auto v = to_vector<float>();
+  auto values = [&]<typename T>() {
+    const auto v = to_vector<T>();
     out << "[";
     for (std::size_t i = 0; i < v.size() && i < 20; ++i) out << (i ? ", " : "") << v[i];
     out << (v.size() > 20 ? ", ...]" : "]");
-  } else {
-    const auto v = to(kInt64).to_vector<int64_t>();
-    out << "[";
-    for (std::size_t i = 0; i < v.size() && i < 20; ++i) out << (i ? ", " : "") << v[i];
-    out << (v.size() > 20 ? ", ...]" : "]");
-  }
+  };
+  if (dtype() == kFloat32)
+    values.template operator()<float>();
+  else if (dtype() == kFloat64)
+    values.template operator()<double>();
+  else
+    values.template operator()<int64_t>();
   out << ", shape=" << shape() << ", dtype=" << dtype() << ", device=" << device();
   if (requires_grad()) out << ", requires_grad=true";
   out << ")";
@@ -236,16 +234,21 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
   return t;
 }
 
-// Values made on the host by `draw`, then moved to the options' device.
+// Values made on the host by `draw` (doubles, rounded once to float32 for a float32 tensor),
+// then moved to the options' device.
 template <typename Draw>
 Tensor random_tensor(const Shape& shape, const TensorOptions& options, Draw&& draw) {
-  TORCHLET_CHECK(options.dtype == kFloat32, "Expected dtype float32 for a random tensor, but got ",
-                 options.dtype);
+  TORCHLET_CHECK(is_floating_point(options.dtype),
+                 "Expected dtype float32 or float64 for a random tensor, but got ", options.dtype);
   check_not_recording("a random tensor (rand, uniform, randn)",
                       "its values are drawn on the host and would be frozen");
-  std::vector<float> values(static_cast<std::size_t>(shape.numel()));
-  for (float& v : values) v = draw();
-  return with_grad(from_host(values, shape, options.device), options);
+  auto make = [&]<typename T>() {
+    std::vector<T> values(static_cast<std::size_t>(shape.numel()));
+    for (T& v : values) v = static_cast<T>(draw());
+    return with_grad(from_host(values, shape, options.device), options);
+  };
+  if (options.dtype == kFloat64) return make.template operator()<double>();
+  return make.template operator()<float>();
 }
 
 }  // namespace
@@ -253,10 +256,16 @@ Tensor random_tensor(const Shape& shape, const TensorOptions& options, Draw&& dr
 Tensor tensor(const std::vector<float>& values, const Shape& shape, const Device& device) {
   return from_host(values, shape, device);
 }
+Tensor tensor(const std::vector<double>& values, const Shape& shape, const Device& device) {
+  return from_host(values, shape, device);
+}
 Tensor tensor(const std::vector<int64_t>& values, const Shape& shape, const Device& device) {
   return from_host(values, shape, device);
 }
 Tensor tensor(const std::vector<float>& values, const Device& device) {
+  return from_host(values, Shape{static_cast<int64_t>(values.size())}, device);
+}
+Tensor tensor(const std::vector<double>& values, const Device& device) {
   return from_host(values, Shape{static_cast<int64_t>(values.size())}, device);
 }
 Tensor tensor(const std::vector<int64_t>& values, const Device& device) {
@@ -282,13 +291,11 @@ Tensor rand(const Shape& shape, const TensorOptions& options) {
 Tensor uniform(const Shape& shape, double low, double high, const TensorOptions& options) {
   TORCHLET_CHECK(low <= high, "uniform: Expected low <= high, but got low ", low, " and high ",
                  high);
-  return random_tensor(shape, options, [&] {
-    return static_cast<float>(low + (high - low) * random::next_double());
-  });
+  return random_tensor(shape, options, [&] { return low + (high - low) * random::next_double(); });
 }
 
 Tensor randn(const Shape& shape, const TensorOptions& options) {
-  return random_tensor(shape, options, [] { return static_cast<float>(random::next_normal()); });
+  return random_tensor(shape, options, [] { return random::next_normal(); });
 }
 
 Tensor arange(int64_t end, const TensorOptions& options) { return arange(0, end, 1, options); }

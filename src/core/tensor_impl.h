@@ -66,6 +66,8 @@ Tensor make_tensor(const Shape& shape, DType dtype, const Device& device);
 // Moves t's data (and gradient) to `device` in place: every handle to t sees the new device.
 // How nn::Module::to() moves parameters.
 void move_in_place(const Tensor& t, const Device& device);
+// Converts t's data (and gradient) to `dtype` in place, the same way (nn::Module::to(DType)).
+void convert_in_place(const Tensor& t, DType dtype);
 // The backend to run t's kernels on (the recorder while torchlet::compile records them).
 inline backend::Backend& backend_of(const Tensor& t) {
   return backend::routed(t.impl()->backend());

@@ -238,6 +238,14 @@ void Module::to(const Device& device) {
   for (const Tensor& b : buffers()) move_in_place(b, device);
 }
 
+void Module::to(DType dtype) {
+  TORCHLET_CHECK(is_floating_point(dtype),
+                 "Module::to: Expected dtype float32 or float64, but got ", dtype);
+  for (const Tensor& p : parameters()) convert_in_place(p, dtype);
+  for (const Tensor& b : buffers())
+    if (is_floating_point(b.dtype())) convert_in_place(b, dtype);
+}
+
 RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
   if (!hooks_) hooks_ = std::make_shared<detail::HookLists>();
   const uint64_t id = hooks_->next_id++;

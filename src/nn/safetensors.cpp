@@ -37,7 +37,8 @@ const char* safetensors_dtype(DType dtype) {
   switch (dtype) {
     case DType::Float32: return "F32";
     case DType::Int64: return "I64";
-    case DType::Bool: break;
+    case DType::Bool:
+    case DType::Float64: break;
   }
   return nullptr;
 }

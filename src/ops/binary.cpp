@@ -33,11 +33,11 @@ const char* op_name(BinaryOp op) {
 }
 
 // The dtype an op computes in, given its operands' common dtype, and the op itself once bools are
-// taken into account: / always divides as floating point; on two bools + is "or" and * "and"
-// (PyTorch's results), - is refused as PyTorch refuses it.
+// taken into account: / always divides as floating point (integers in the default float32); on
+// two bools + is "or" and * "and" (PyTorch's results), - is refused as PyTorch refuses it.
 std::pair<DType, BinaryOp> compute_dtype(BinaryOp op, DType common) {
   if (backend::is_predicate(op)) return {common, op};
-  if (op == BinaryOp::Div) return {kFloat32, op};
+  if (op == BinaryOp::Div) return {is_floating_point(common) ? common : kFloat32, op};
   if (common != kBool) return {common, op};
   TORCHLET_CHECK(op != BinaryOp::Sub,
                  "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
@@ -47,7 +47,7 @@ std::pair<DType, BinaryOp> compute_dtype(BinaryOp op, DType common) {
   return {kInt64, op};  // pow of bools: computed as int64
 }
 
-// d(a op b)/da and /db times g, for the differentiable ops (float32 operands).
+// d(a op b)/da and /db times g, for the differentiable ops (floating-point operands).
 std::pair<Tensor, Tensor> binary_grads(BinaryOp op, const Tensor& g, const Tensor& a,
                                        const Tensor& b, const Tensor& out, bool need_a,
                                        bool need_b) {
@@ -168,7 +168,7 @@ struct ScalarBackward final : autograd::Node {
   }
   autograd::Grads apply(const Tensor& g) override {
     // The same formulas as between tensors, with the scalar as a 0-dim tensor.
-    const Tensor st = full({}, s, TensorOptions(g.device()));
+    const Tensor st = full({}, s, TensorOptions(g.dtype()).with_device(g.device()));
     auto [ga, gb] = scalar_first ? binary_grads(op, g, st, a, out, false, true)
                                  : binary_grads(op, g, a, st, out, true, false);
     return {scalar_first ? gb : ga};

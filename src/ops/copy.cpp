@@ -21,6 +21,14 @@ struct IdentityBackward final : autograd::Node {
   autograd::Grads apply(const Tensor& g) override { return {g}; }
 };
 
+// float32 <-> float64: the gradient converted back to the source's dtype.
+struct ToDtypeBackward final : autograd::Node {
+  explicit ToDtypeBackward(DType d) : source(d) {}
+  const char* name() const override { return "ToCopyBackward0"; }
+  autograd::Grads apply(const Tensor& g) override { return {g.to(source)}; }
+  DType source;
+};
+
 struct ToDeviceBackward final : autograd::Node {
   explicit ToDeviceBackward(const Device& d) : source(d) {}
   const char* name() const override { return "ToCopyBackward0"; }
@@ -62,7 +70,11 @@ Tensor Tensor::to(DType dtype) const {
   Tensor src = contiguous();
   Tensor out = make_tensor(shape(), dtype, device());
   backend_of(out).cast(src.impl()->data(), src.dtype(), out.impl()->data(), dtype, numel());
-  return out;  // a float -> int/bool conversion is not differentiable, as in PyTorch
+  // Between floating dtypes the conversion is differentiable; to int64 or bool it is not, as in
+  // PyTorch.
+  if (is_floating_point(dtype) && autograd::needs_grad({this}))
+    autograd::connect(out, std::make_shared<ToDtypeBackward>(this->dtype()), {this});
+  return out;
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -81,16 +93,26 @@ Tensor Tensor::detach() const {
                                              impl.dtype));
 }
 
-void move_in_place(const Tensor& t, const Device& device) {
+namespace {
+
+// t (and its gradient) replaced in place by to(target): every handle to t sees the copy.
+template <typename Target>
+void replace_in_place(const Tensor& t, const Target& target) {
   TensorImpl& impl = *t.impl();
-  if (impl.grad.defined()) move_in_place(impl.grad, device);
-  if (t.device() == device) return;
+  if (impl.grad.defined()) replace_in_place(impl.grad, target);
   NoGradGuard no_grad;
-  Tensor moved = t.to(device);
-  impl.storage = moved.impl()->storage;
+  const Tensor copy = t.to(target);
+  if (copy.is_same(t)) return;  // already there
+  impl.storage = copy.impl()->storage;
   impl.offset = 0;
-  impl.strides = moved.strides();
+  impl.strides = copy.strides();
+  impl.dtype = copy.dtype();
 }
+
+}  // namespace
+
+void move_in_place(const Tensor& t, const Device& device) { replace_in_place(t, device); }
+void convert_in_place(const Tensor& t, DType dtype) { replace_in_place(t, dtype); }
 
 Tensor& Tensor::copy_(const Tensor& src) {
   ops::check_defined("copy_", {"src", src});

@@ -27,6 +27,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target) {
   ops::check_defined("cross_entropy", {"input", input});
   ops::check_defined("cross_entropy", {"target", target});
   ops::check_same_device("cross_entropy", {{"input", input}, {"target", target}});
+  // float64: the composed form (log_softmax and nll_loss), whose gradient is the same formula.
+  if (input.dtype() == kFloat64) return cross_entropy(input, target, Tensor());
   ops::check_dtype("cross_entropy", {"input", input}, kFloat32);
   TORCHLET_CHECK(target.dtype() == kInt64,
                  "cross_entropy: Expected argument 'target' to have "

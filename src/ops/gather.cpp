@@ -93,7 +93,8 @@ Tensor scatter_kernel(const char* op, bool accumulate, const Tensor& x, int d, c
 struct GatherBackward final : autograd::Node {
   const char* name() const override { return "GatherBackward"; }
   autograd::Grads apply(const Tensor& g) override {
-    return {scatter_add(zeros(input_shape, TensorOptions(g.device())), dim, index, g)};
+    return {scatter_add(zeros(input_shape, TensorOptions(g.dtype()).with_device(g.device())), dim,
+                        index, g)};
   }
   Shape input_shape;
   int dim;
@@ -117,7 +118,8 @@ struct ScatterBackward final : autograd::Node {
 struct IndexSelectBackward final : autograd::Node {
   const char* name() const override { return "IndexSelectBackward"; }
   autograd::Grads apply(const Tensor& g) override {
-    return {index_add(zeros(input_shape, TensorOptions(g.device())), dim, index, g)};
+    return {index_add(zeros(input_shape, TensorOptions(g.dtype()).with_device(g.device())), dim,
+                      index, g)};
   }
   Shape input_shape;
   int dim;

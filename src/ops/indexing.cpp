@@ -159,9 +159,9 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
     if (i.kind() == Kind::Tensor) {
       ops::check_defined("index", {"indices", i.tensor()});
       ops::check_same_device("index", {{"self", *this}, {"indices", i.tensor()}});
-      TORCHLET_CHECK_KIND(Index, i.tensor().dtype() != kFloat32,
-                          "index: Expected tensors used as indices to be int64 or bool, but got "
-                          "float32");
+      TORCHLET_CHECK_KIND(Index, !is_floating_point(i.tensor().dtype()),
+                          "index: Expected tensors used as indices to be int64 or bool, but got ",
+                          i.tensor().dtype());
       consumed += i.tensor().dtype() == kBool ? i.tensor().dim() : 1;
     }
   }

@@ -45,6 +45,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   // The parameters' device is the reference, so a model on the GPU fed CPU data blames the
   // data: "... cuda:0 and cpu! (argument 'input' of linear)".
   ops::check_same_device("linear", {{"weight", weight}, {"bias", bias}, {"input", input}});
+  // float64 (a model.to(kFloat64)): x w^T + b composed of matmul and add, gradients from theirs.
+  if (input.dtype() == kFloat64 && weight.dtype() == kFloat64) {
+    ops::check_dim("linear", {"weight", weight}, 2);
+    const Tensor y = matmul(input, weight.t());
+    return bias.defined() ? y + bias : y;
+  }
   ops::check_dtype("linear", {"input", input}, kFloat32);
   ops::check_dtype("linear", {"weight", weight}, kFloat32);
   ops::check_dim("linear", {"weight", weight}, 2);

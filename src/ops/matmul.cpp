@@ -40,8 +40,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   ops::check_defined("matmul", {"self", a});
   ops::check_defined("matmul", {"other", b});
   ops::check_same_device("matmul", {{"self", a}, {"other", b}});
-  ops::check_dtype("matmul", {"self", a}, kFloat32);
-  ops::check_dtype("matmul", {"other", b}, kFloat32);
+  // float32 or float64, both the same (as torch.mm).
+  ops::check_dtype("matmul", {"self", a}, is_floating_point(a.dtype()) ? a.dtype() : kFloat32);
+  ops::check_dtype("matmul", {"other", b}, a.dtype());
   ops::check_dim("matmul", {"self", a}, 2);
   ops::check_dim("matmul", {"other", b}, 2);
   TORCHLET_CHECK(a.shape()[1] == b.shape()[0],
@@ -50,9 +51,14 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                  a.shape(), " and ", b.shape());
   const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
-  Tensor out = make_tensor(Shape{m, n}, kFloat32, a.device());
-  backend_of(out).gemm(ga.trans, gb.trans, m, n, k, 1.0f, ga.tensor.data_ptr<float>(), ga.ld,
-                       gb.tensor.data_ptr<float>(), gb.ld, 0.0f, out.data_ptr<float>(), n);
+  Tensor out = make_tensor(Shape{m, n}, a.dtype(), a.device());
+  if (a.dtype() == kFloat64)
+    backend_of(out).gemm_float64(ga.trans, gb.trans, m, n, k, 1.0, ga.tensor.data_ptr<double>(),
+                                 ga.ld, gb.tensor.data_ptr<double>(), gb.ld, 0.0,
+                                 out.data_ptr<double>(), n);
+  else
+    backend_of(out).gemm(ga.trans, gb.trans, m, n, k, 1.0f, ga.tensor.data_ptr<float>(), ga.ld,
+                         gb.tensor.data_ptr<float>(), gb.ld, 0.0f, out.data_ptr<float>(), n);
   if (autograd::needs_grad({&a, &b})) {
     auto node = std::make_shared<MatmulBackward>();
     node->a = a.detach();
@@ -103,7 +109,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   for (int64_t i = 0; i < xa.size(0); ++i) products.push_back(mm(xa[i], xb[i]));
   std::vector<int64_t> out = batch.vec();
   out.insert(out.end(), {m, n});
-  if (products.empty()) return zeros(Shape(out), TensorOptions(a.device()));
+  if (products.empty()) return zeros(Shape(out), TensorOptions(a.dtype()).with_device(a.device()));
   return stack(products, 0).reshape(Shape(out));
 }
 

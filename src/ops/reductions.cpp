@@ -82,12 +82,13 @@ struct CumsumBackward final : autograd::Node {
   int dim;
 };
 
-// The reduce_dim kernel along one dim: float32 or int64 (bool as int64, as PyTorch's prod).
+// The reduce_dim kernel along one dim: float32, float64 or int64 (bool as int64, as PyTorch's
+// prod).
 Tensor reduce_kernel(const char* name, ReduceOp op, const Tensor& x, int d, bool keepdim) {
   TORCHLET_CHECK(op == ReduceOp::Prod || x.dim() == 0 || x.shape()[d] > 0, name,
                  "(): Expected reduction dim ", d, " to have non-zero size, but got shape ",
                  x.shape());
-  const DType dtype = x.dtype() == kFloat32 ? kFloat32 : kInt64;
+  const DType dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
   const Tensor src = x.to(dtype).contiguous();
   const ops::Split3 s = ops::split_at(x.shape(), d);
   Tensor out = make_tensor(reduced(x.shape(), {d}, keepdim), dtype, x.device());
@@ -109,7 +110,7 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   ops::check_defined("mean", {"input", x});
   const std::vector<int> ds = normalize_dims("mean", dims, x.dim());
-  TORCHLET_CHECK(x.dtype() == kFloat32,
+  TORCHLET_CHECK(is_floating_point(x.dtype()),
                  "mean: Expected a floating-point tensor (the mean of "
                  "integers is not one), but got ",
                  x.dtype(), " (convert it with .to(kFloat32))");
@@ -184,7 +185,7 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   const int d = normalize_dim("prod", dim, x.dim());
   Tensor out = reduce_kernel("prod", ReduceOp::Prod, x.dim() ? x : x.reshape({1}), x.dim() ? d : 0,
                              keepdim && x.dim());
-  if (x.dtype() == kFloat32 && autograd::needs_grad({&x})) {
+  if (is_floating_point(x.dtype()) && autograd::needs_grad({&x})) {
     auto node = std::make_shared<ProdBackward>();
     node->x = x.detach(), node->out = out.detach(), node->dim = d, node->keepdim = keepdim;
     autograd::connect(out, node, {&x});
@@ -237,7 +238,7 @@ Tensor any(const Tensor& x, int64_t dim, bool keepdim) { return (x != 0).sum(dim
 Tensor cumsum(const Tensor& x, int64_t dim) {
   ops::check_defined("cumsum", {"input", x});
   const int d = normalize_dim("cumsum", dim, x.dim());
-  const DType dtype = x.dtype() == kFloat32 ? kFloat32 : kInt64;
+  const DType dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
   const Tensor src = x.to(dtype).contiguous();
   const ops::Split3 s = ops::split_at(x.shape(), d);
   Tensor out = make_tensor(x.shape(), dtype, x.device());

@@ -23,6 +23,8 @@ struct ReluBackward final : autograd::Node {
 
 Tensor relu(const Tensor& input) {
   ops::check_defined("relu", {"input", input});
+  // float64: where(x > 0, x, 0), whose gradient is relu's (0 at x == 0, as PyTorch's).
+  if (input.dtype() == kFloat64) return where(input > 0, input, 0.0);
   ops::check_dtype("relu", {"input", input}, kFloat32);
   Tensor x = input.contiguous();
   Tensor y = make_tensor(x.shape(), kFloat32, x.device());

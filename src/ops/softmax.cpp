@@ -21,8 +21,17 @@ struct SoftmaxBackward final : autograd::Node {
   bool log;
 };
 
+// float64: composed of other ops (their gradients give softmax's), exp(x - max) / sum or
+// (x - max) - log(sum).
+Tensor softmax_float64(const Tensor& x, int64_t dim, bool log) {
+  const Tensor shifted = x - amax(x, {dim}, true).detach();
+  const Tensor sum_exp = sum(exp(shifted), {dim}, true);
+  return log ? shifted - torchlet::log(sum_exp) : exp(shifted) / sum_exp;
+}
+
 Tensor softmax_impl(const char* op, const Tensor& input, int64_t dim, bool log) {
   ops::check_defined(op, {"input", input});
+  if (input.dtype() == kFloat64) return softmax_float64(input, dim, log);
   ops::check_dtype(op, {"input", input}, kFloat32);
   const int d = normalize_dim(op, dim, input.dim());
   const ops::Split3 s = ops::split_at(input.shape(), d);

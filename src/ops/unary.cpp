@@ -40,7 +40,7 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
   switch (op) {
     case UnaryOp::Neg: return -g;
     case UnaryOp::Abs: return g * sign(x);
-    case UnaryOp::Sign: return zeros(g.shape(), TensorOptions(g.device()));
+    case UnaryOp::Sign: return zeros(g.shape(), TensorOptions(g.dtype()).with_device(g.device()));
     case UnaryOp::Exp: return g * y;
     case UnaryOp::Log: return g / x;
     case UnaryOp::Log1p: return g / (x + 1.0);
@@ -84,11 +84,11 @@ struct UnaryBackward final : autograd::Node {
 Tensor unary(UnaryOp op, const Tensor& input) {
   const char* name = op_name(op);
   ops::check_defined(name, {"input", input});
-  TORCHLET_CHECK(
-      input.dtype() == kFloat32 || (input.dtype() == kInt64 && backend::unary_takes_int64(op)),
-      name, ": Expected a float32 tensor", backend::unary_takes_int64(op) ? " or int64" : "",
-      ", but got ", input.dtype(),
-      is_floating_point(input.dtype()) ? "" : " (convert it with .to(kFloat32))");
+  TORCHLET_CHECK(is_floating_point(input.dtype()) ||
+                     (input.dtype() == kInt64 && backend::unary_takes_int64(op)),
+                 name, ": Expected a float32 or float64 tensor",
+                 backend::unary_takes_int64(op) ? " or int64" : "", ", but got ", input.dtype(),
+                 is_floating_point(input.dtype()) ? "" : " (convert it with .to(kFloat32))");
   const Tensor x = input.contiguous();
   Tensor y = make_tensor(x.shape(), x.dtype(), x.device());
   backend_of(y).unary(op, x.dtype(), x.impl()->data(), y.impl()->data(), x.numel());

@@ -26,7 +26,7 @@ struct SliceBackward final : autograd::Node {
       : input_shape(s), dim(d), start(b), end(e) {}
   const char* name() const override { return "SliceBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
-    Tensor dx = zeros(input_shape, TensorOptions(g.device()));
+    Tensor dx = zeros(input_shape, TensorOptions(g.dtype()).with_device(g.device()));
     dx.slice(dim, start, end).copy_(g);
     return {dx};
   }

@@ -15,7 +15,7 @@ struct WhereBackward final : autograd::Node {
   const char* name() const override { return "WhereBackward0"; }
   autograd::Grads apply(const Tensor& g) override {
     autograd::Grads grads;
-    const Tensor zero = zeros({}, TensorOptions(g.device()));
+    const Tensor zero = zeros({}, TensorOptions(g.dtype()).with_device(g.device()));
     if (needs_grad(0)) grads[0] = ops::sum_to(where(condition, g, zero), a_shape);
     if (needs_grad(1)) grads[1] = ops::sum_to(where(condition, zero, g), b_shape);
     return grads;

@@ -153,7 +153,8 @@ Optimizer::Optimizer(std::vector<Tensor> params, const GroupOptions& defaults)
     TORCHLET_CHECK(first.params[i].is_leaf() && first.params[i].dtype() == kFloat32,
                    "Optimizer: Expected "
                    "float32 leaf tensors as parameters, but parameter ",
-                   i, " is not");
+                   i, " is not (a ", first.params[i].is_leaf() ? "leaf" : "non-leaf", " of dtype ",
+                   first.params[i].dtype(), ")");
   }
   params_ = first.params;
   groups_.push_back(std::move(first));
@@ -172,7 +173,8 @@ void Optimizer::add_param_group(ParamGroup group) {
     TORCHLET_CHECK(p.defined() && p.is_leaf() && p.dtype() == kFloat32,
                    "Optimizer.add_param_group: Expected float32 leaf tensors as parameters, but "
                    "parameter ",
-                   i, " is not");
+                   i, " is not", p.defined() ? " (dtype " : "",
+                   p.defined() ? dtype_name(p.dtype()) : "", p.defined() ? ")" : "");
     for (const Tensor& q : params_)
       TORCHLET_CHECK(!q.is_same(p),
                      "Optimizer.add_param_group: Expected parameters in one group only, but "

@@ -69,7 +69,8 @@ bool refused_in_capture() {
 }
 
 // Column-major element (r, c) of op(m): m itself, or its transpose when trans.
-float at(const float* m, int64_t ld, bool trans, int64_t r, int64_t c) {
+template <typename T>
+T at(const T* m, int64_t ld, bool trans, int64_t r, int64_t c) {
   return trans ? m[c + r * ld] : m[r + c * ld];
 }
 
@@ -233,21 +234,33 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t) { return CUBLAS_
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t, void*, std::size_t) {
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasSgemm_v2(cublasHandle_t, cublasOperation_t transa, cublasOperation_t transb,
-                              int m, int n, int k, const float* alpha, const float* a, int lda,
-                              const float* b, int ldb, const float* beta, float* c, int ldc) {
-  const float al = *alpha, be = *beta;  // host pointers, read at the call
+// Column-major C = alpha op(A) op(B) + beta C in T, queued as cuBLAS queues it.
+template <typename T>
+cublasStatus_t gemm_on_cpu(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                           const T* alpha, const T* a, int lda, const T* b, int ldb, const T* beta,
+                           T* c, int ldc) {
+  const T al = *alpha, be = *beta;  // host pointers, read at the call
   torchlet::emu::submit([=] {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < m; ++i) {
-        float s = 0.0f;
+        T s = 0;
         for (int64_t p = 0; p < k; ++p)
           s += at(a, lda, transa == CUBLAS_OP_T, i, p) * at(b, ldb, transb == CUBLAS_OP_T, p, j);
-        float& out = c[i + j * ldc];
-        out = al * s + (be == 0.0f ? 0.0f : be * out);
+        T& out = c[i + j * ldc];
+        out = al * s + (be == 0 ? T(0) : be * out);
       }
   });
   return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSgemm_v2(cublasHandle_t, cublasOperation_t transa, cublasOperation_t transb,
+                              int m, int n, int k, const float* alpha, const float* a, int lda,
+                              const float* b, int ldb, const float* beta, float* c, int ldc) {
+  return gemm_on_cpu(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+cublasStatus_t cublasDgemm_v2(cublasHandle_t, cublasOperation_t transa, cublasOperation_t transb,
+                              int m, int n, int k, const double* alpha, const double* a, int lda,
+                              const double* b, int ldb, const double* beta, double* c, int ldc) {
+  return gemm_on_cpu(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 cublasStatus_t cublasSgemv_v2(cublasHandle_t, cublasOperation_t trans, int m, int n,
                               const float* alpha, const float* a, int lda, const float* x, int incx,
@@ -340,6 +353,7 @@ const CublasApi& cublas() {
                              &cublasSetStream_v2,
                              &cublasSetWorkspace_v2,
                              &cublasSgemm_v2,
+                             &cublasDgemm_v2,
                              &cublasSgemv_v2,
                              &cublasGetStatusName,
                              &cublasGetStatusString,

@@ -5,6 +5,7 @@
 namespace torchlet::emu::testing {
 namespace {
 
+using backend::BinaryOp;
 using backend::ReduceOp;
 using backend::UnaryOp;
 
@@ -67,6 +68,46 @@ TEST(CudaEmuMath, ReductionsAlongTheMiddleAxisMatchTheCpu) {
       kernels::sum_dim_int64(ix.data(), sums.data(), outer, 37, inner, nullptr);
       cpu().sum_dim_int64(ix.data(), sums_ref.data(), outer, 37, inner);
       EXPECT_EQ(sums, sums_ref);
+    }
+  });
+}
+
+// float64 tensors take the same kernels instantiated for double (and sum_dim_float64).
+TEST(CudaEmuMath, Float64KernelsMatchTheCpu) {
+  const std::vector<float> xf = uniform(3 * 37 * 5, 28, 0.5f, 1.5f);
+  std::vector<double> x(xf.begin(), xf.end()), y(x.rbegin(), x.rend());
+  for (double& v : x) v += 1e-9;  // values float32 cannot hold
+  const int64_t n = static_cast<int64_t>(x.size());
+  const backend::Loop loop{Shape{n}, Shape{1}, Shape{1}};
+  for_each_order([&] {
+    for (int op = 0; op < backend::kUnaryOps; ++op) {
+      std::vector<double> out(x.size()), ref(x.size());
+      kernels::unary(static_cast<UnaryOp>(op), DType::Float64, x.data(), out.data(), n, nullptr);
+      cpu().unary(static_cast<UnaryOp>(op), DType::Float64, x.data(), ref.data(), n);
+      expect_close(out, ref, 1e-15, "unary " + std::to_string(op));
+    }
+    for (BinaryOp op : {BinaryOp::Add, BinaryOp::Div, BinaryOp::Pow, BinaryOp::Maximum}) {
+      std::vector<double> out(x.size()), ref(x.size());
+      kernels::binary(op, DType::Float64, x.data(), y.data(), out.data(), loop, nullptr);
+      cpu().binary(op, DType::Float64, x.data(), y.data(), ref.data(), loop);
+      expect_close(out, ref, 1e-15, "binary " + std::to_string(static_cast<int>(op)));
+    }
+    for (int64_t inner : {int64_t{5}, int64_t{1}}) {
+      const int64_t outer = 15 / inner;
+      for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod}) {
+        std::vector<double> out(15), ref(15);
+        kernels::reduce_dim(op, DType::Float64, x.data(), out.data(), outer, 37, inner, nullptr);
+        cpu().reduce_dim(op, DType::Float64, x.data(), ref.data(), outer, 37, inner);
+        EXPECT_EQ(out, ref);
+      }
+      std::vector<double> cs(x.size()), cs_ref(x.size());
+      kernels::cumsum_dim(DType::Float64, x.data(), cs.data(), outer, 37, inner, nullptr);
+      cpu().cumsum_dim(DType::Float64, x.data(), cs_ref.data(), outer, 37, inner);
+      EXPECT_EQ(cs, cs_ref);
+      std::vector<double> sums(15), sums_ref(15);
+      kernels::sum_dim_float64(x.data(), sums.data(), outer, 37, inner, 0.25, nullptr);
+      cpu().sum_dim_float64(x.data(), sums_ref.data(), outer, 37, inner, 0.25);
+      EXPECT_EQ(sums, sums_ref);  // both add each column in order
     }
   });
 }

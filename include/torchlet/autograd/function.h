@@ -27,6 +27,7 @@ using tensor_list = std::vector<Tensor>;
 struct Edge {
   std::shared_ptr<Node> node;        // the input came from a recorded op, or
   std::shared_ptr<TensorImpl> leaf;  // the input is a leaf that requires grad, or neither
+  DType dtype = kFloat32;            // the input's: its gradient is converted to it, as PyTorch's
   bool active() const noexcept { return node || leaf; }
 };
 

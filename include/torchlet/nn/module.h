@@ -105,6 +105,9 @@ class Module {
   // Moves every parameter (and gradient) to `device` in place: Tensor handles held elsewhere,
   // an optimizer's included, see the moved data.
   void to(const Device& device);
+  // Converts every floating-point parameter and buffer (and gradient) to `dtype`, float32 or
+  // float64, in place (PyTorch's model.to(torch.float64), model.double()); int64 buffers stay.
+  void to(DType dtype);
 
   RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
   RemovableHandle register_forward_hook(ForwardHook hook);

@@ -46,6 +46,8 @@ class CpuBackend final : public Backend, public FusedMlpKernels {
                float scale) override;
   void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                      int64_t inner) override;
+  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                       double scale) override;
   void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
@@ -60,6 +62,9 @@ class CpuBackend final : public Backend, public FusedMlpKernels {
   void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override;
+  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) override;
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override;
 
@@ -99,6 +104,7 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::Float32: f.template operator()<float>(); return;
     case DType::Int64: f.template operator()<int64_t>(); return;
     case DType::Bool: f.template operator()<bool>(); return;
+    case DType::Float64: f.template operator()<double>(); return;
   }
 }
 

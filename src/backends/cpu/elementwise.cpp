@@ -104,6 +104,7 @@ void CpuBackend::unary(UnaryOp op, DType dtype, const void* in, void* out, int64
     return;
   }
   if (dtype == DType::Float32) return go.template operator()<float>();
+  if (dtype == DType::Float64) return go.template operator()<double>();
   TORCHLET_ASSERT(dtype == DType::Int64 && unary_takes_int64(op), "unary op on ", dtype);
   go.template operator()<int64_t>();
 }

@@ -55,6 +55,23 @@ void CpuBackend::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
   });
 }
 
+// float64: one OpenBLAS call (speed is not float64's aim); with k == 0, C = beta * C.
+void CpuBackend::gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                              double alpha, const double* a, int64_t lda, const double* b,
+                              int64_t ldb, double beta, double* c, int64_t ldc) {
+  profile::record_launch();
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0 ? 0.0 : beta * c[i * ldc + j];
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
+              c, static_cast<int>(ldc));
+}
+
 // A small product takes its bias in the GEMM's store (one pass over y instead of two); a large
 // one is the GEMM and the broadcast add.
 void CpuBackend::linear_forward(const float* x, const float* w, const float* bias, float* y,

@@ -176,19 +176,37 @@ void CpuBackend::sum_dim(const float* in, float* out, int64_t outer, int64_t r, 
                });
 }
 
-void CpuBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
-                               int64_t inner) {
-  profile::record_launch();
+namespace {
+
+// The sums of [outer, r, inner] along r, each column added in order (int64: exact; float64).
+template <typename T>
+void sums_in_order(const T* in, T* out, int64_t outer, int64_t r, int64_t inner) {
   const int64_t block_size = std::max<int64_t>(r * inner, 1);
   parallel_for(outer, std::max<int64_t>(kParallelGrain / block_size, 1),
                [&](int64_t first, int64_t last) {
                  for (int64_t o = first; o < last; ++o) {
-                   int64_t* sums = out + o * inner;
-                   std::fill(sums, sums + inner, int64_t{0});
+                   T* sums = out + o * inner;
+                   std::fill(sums, sums + inner, T{0});
                    for (int64_t j = 0; j < r; ++j)
                      for (int64_t i = 0; i < inner; ++i) sums[i] += in[(o * r + j) * inner + i];
                  }
                });
+}
+
+}  // namespace
+
+void CpuBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
+                               int64_t inner) {
+  profile::record_launch();
+  sums_in_order(in, out, outer, r, inner);
+}
+
+void CpuBackend::sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
+                                 int64_t inner, double scale) {
+  profile::record_launch();
+  sums_in_order(in, out, outer, r, inner);
+  if (scale != 1.0)
+    for (int64_t k = 0; k < outer * inner; ++k) out[k] *= scale;
 }
 
 void CpuBackend::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
@@ -209,6 +227,7 @@ void CpuBackend::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out,
                  });
   };
   if (dtype == DType::Int64) return go.template operator()<int64_t>();
+  if (dtype == DType::Float64) return go.template operator()<double>();
   if (op != ReduceOp::Prod && inner == 1 && r > 0) {  // max or min of contiguous runs
     const bool max = op == ReduceOp::Max;
     const float* x = static_cast<const float*>(in);
@@ -246,6 +265,7 @@ void CpuBackend::cumsum_dim(DType dtype, const void* in, void* out, int64_t oute
                  });
   };
   if (dtype == DType::Int64) return go.template operator()<int64_t, int64_t>();
+  if (dtype == DType::Float64) return go.template operator()<double, double>();
   go.template operator()<float, double>();
 }
 

@@ -36,6 +36,7 @@ void with_type(DType dtype, F&& f) {
     case DType::Float32: f(float{}); return;
     case DType::Int64: f(int64_t{}); return;
     case DType::Bool: f(bool{}); return;
+    case DType::Float64: f(double{}); return;
   }
 }
 

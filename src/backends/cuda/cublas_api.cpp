@@ -47,6 +47,7 @@ CublasApi load() {
   bind(api.set_stream, blas, "cublasSetStream_v2", blas_name);
   bind(api.set_workspace, blas, "cublasSetWorkspace_v2", blas_name);
   bind(api.sgemm, blas, "cublasSgemm_v2", blas_name);
+  bind(api.dgemm, blas, "cublasDgemm_v2", blas_name);
   bind(api.sgemv, blas, "cublasSgemv_v2", blas_name);
   bind(api.status_name, blas, "cublasGetStatusName", blas_name);
   bind(api.status_string, blas, "cublasGetStatusString", blas_name);

@@ -15,6 +15,7 @@ struct CublasApi {
   decltype(&cublasSetStream_v2) set_stream;
   decltype(&cublasSetWorkspace_v2) set_workspace;
   decltype(&cublasSgemm_v2) sgemm;
+  decltype(&cublasDgemm_v2) dgemm;
   decltype(&cublasSgemv_v2) sgemv;
   decltype(&cublasGetStatusName) status_name;
   decltype(&cublasGetStatusString) status_string;

@@ -76,6 +76,8 @@ class CudaBackend final : public Backend, public FusedMlpKernels {
                float scale) override;
   void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
                      int64_t inner) override;
+  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                       double scale) override;
   void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                   int64_t inner) override;
   void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
@@ -92,6 +94,9 @@ class CudaBackend final : public Backend, public FusedMlpKernels {
             int64_t ldc) override;
 
   // The bias add folded into cuBLASLt's GEMM epilogue (when bias is set).
+  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) override;
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override;
 
@@ -132,6 +137,10 @@ class CudaBackend final : public Backend, public FusedMlpKernels {
   void activate();
 
  private:
+  // gemm and gemm_float64 (gemm.cpp).
+  template <typename T>
+  void gemm_typed(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                  int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
   // The fused one-block path when the model and batch fit in shared memory, else the same
   // step composed of cuBLAS GEMMs and kernels (mlp_composed.cpp).
   void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses);

@@ -154,6 +154,9 @@ void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n, cudaSt
   if (dtype == DType::Int64)
     unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const int64_t*>(in),
                                                          static_cast<int64_t*>(out), n);
+  else if (dtype == DType::Float64)
+    unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const double*>(in),
+                                                         static_cast<double*>(out), n);
   else
     unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, static_cast<const float*>(in),
                                                          static_cast<float*>(out), n);

@@ -56,6 +56,9 @@ void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inne
              cudaStream_t stream);
 void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                    cudaStream_t stream);
+// One thread per output adds its column in order along r, as the CPU (sum_in_order_kernel).
+void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                     double scale, cudaStream_t stream);
 void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                 int64_t inner, cudaStream_t stream);
 void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r, int64_t inner,

@@ -70,6 +70,14 @@ void CudaBackend::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, 
   check_launch("sum");
 }
 
+void CudaBackend::sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
+                                  int64_t inner, double scale) {
+  if (outer * inner == 0) return;
+  activate();
+  kernels::sum_dim_float64(in, out, outer, r, inner, scale, stream_);
+  check_launch("sum");
+}
+
 void CudaBackend::gather_rows(const void* in, int64_t rows, const int64_t* index, void* out,
                               int64_t n, std::size_t row_bytes) {
   if (n == 0 || row_bytes == 0) return;

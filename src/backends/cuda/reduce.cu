@@ -43,14 +43,16 @@ __global__ void sum_columns_kernel(const float* in, float* out, int64_t outer, i
   }
 }
 
-__global__ void sum_int64_kernel(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
-                                 int64_t inner) {
+// int64 (exact, scale 1) and float64: each column added in order along r.
+template <typename T>
+__global__ void sum_in_order_kernel(const T* in, T* out, int64_t outer, int64_t r, int64_t inner,
+                                    T scale) {
   TORCHLET_GRID_STRIDE(k, outer * inner) {
     const int64_t o = k / inner, i = k % inner;
-    const int64_t* col = in + o * r * inner + i;
-    int64_t acc = 0;
+    const T* col = in + o * r * inner + i;
+    T acc = 0;
     for (int64_t j = 0; j < r; ++j) acc += col[j * inner];
-    out[k] = acc;
+    out[k] = scale == T(1) ? acc : acc * scale;
   }
 }
 
@@ -240,7 +242,14 @@ void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inne
 
 void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r, int64_t inner,
                    cudaStream_t stream) {
-  sum_int64_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner);
+  sum_in_order_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner,
+                                                                          int64_t{1});
+}
+
+void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                     double scale, cudaStream_t stream) {
+  sum_in_order_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(in, out, outer, r, inner,
+                                                                          scale);
 }
 
 void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
@@ -248,6 +257,9 @@ void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t out
   if (dtype == DType::Int64)
     reduce_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
         op, static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, r, inner);
+  else if (dtype == DType::Float64)
+    reduce_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        op, static_cast<const double*>(in), static_cast<double*>(out), outer, r, inner);
   else
     reduce_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
         op, static_cast<const float*>(in), static_cast<float*>(out), outer, r, inner);
@@ -258,6 +270,9 @@ void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r
   if (dtype == DType::Int64)
     cumsum_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
         static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, r, inner);
+  else if (dtype == DType::Float64)
+    cumsum_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        static_cast<const double*>(in), static_cast<double*>(out), outer, r, inner);
   else
     cumsum_kernel<<<blocks_for(outer * inner), kThreads, 0, stream>>>(
         static_cast<const float*>(in), static_cast<float*>(out), outer, r, inner);

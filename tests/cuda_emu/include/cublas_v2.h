@@ -28,6 +28,10 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const float* alpha,
                               const float* a, int lda, const float* b, int ldb, const float* beta,
                               float* c, int ldc);
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                              const double* a, int lda, const double* b, int ldb,
+                              const double* beta, double* c, int ldc);
 cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
                               const float* alpha, const float* a, int lda, const float* x, int incx,
                               const float* beta, float* y, int incy);

@@ -1,0 +1,192 @@
+// float64 (kFloat64, kDouble): PyTorch's type promotion and the result dtypes of ops on mixed
+// operands (tests/fixtures/ops_golden.json "promotion", from torch.promote_types), item<double>
+// and to(dtype) round trips, the factories, the matrix products and softmax rows against PyTorch's
+// float64 numbers, autograd across dtypes, Module::to(kFloat64), and the refusals.
+#include <cmath>
+#include <limits>
+
+#include "ops_golden.h"
+#include "testing.h"
+
+namespace torchlet {
+namespace {
+
+using nlohmann::json;
+using testing::all_close;
+
+DType parse_dtype(const std::string& name) {
+  for (DType d : {kBool, kInt64, kFloat32, kFloat64})
+    if (name == dtype_name(d)) return d;
+  ADD_FAILURE() << "unknown dtype " << name;
+  return kFloat32;
+}
+
+const json& promotion() { return testing::ops_golden()["promotion"]; }
+
+TEST(Float64, PromoteTypesMatchesPyTorch) {
+  ASSERT_EQ(promotion()["promote_types"].size(), 16u);
+  for (const json& row : promotion()["promote_types"]) {
+    const DType a = parse_dtype(row[0]), b = parse_dtype(row[1]);
+    EXPECT_EQ(promote_types(a, b), parse_dtype(row[2])) << a << " with " << b;
+  }
+}
+
+// The operand of a row: ones of that dtype, or a Python-style scalar ("bool", "int", "float").
+Tensor ones_of(const std::string& dtype) { return ones({3}, parse_dtype(dtype)); }
+
+Tensor run_op(const std::string& a, const std::string& op, const std::string& b) {
+  if (op == "mul") return ones_of(a) * ones_of(b);
+  if (op == "div") return ones_of(a) / ones_of(b);
+  if (op == "eq") return ones_of(a) == ones_of(b);
+  if (op == "where") return where(ones_of("bool"), ones_of(a), ones_of(b));
+  if (op == "sum") return ones_of(a).sum();
+  if (b == "bool") return ones_of(a) * true;
+  if (b == "int") return ones_of(a) * 2;
+  return ones_of(a) * 2.5;
+}
+
+TEST(Float64, ResultDtypesOfMixedOperandsMatchPyTorch) {
+  ASSERT_EQ(promotion()["ops"].size(), 4u * (4 * 4 + 3 + 1));
+  for (const json& row : promotion()["ops"]) {
+    const std::string a = row[0], op = row[1], b = row[2];
+    EXPECT_EQ(run_op(a, op, b).dtype(), parse_dtype(row[3])) << a << " " << op << " " << b;
+  }
+}
+
+TEST(Float64, DtypePropertiesAndPrinting) {
+  EXPECT_EQ(kDouble, kFloat64);
+  EXPECT_EQ(element_size(kFloat64), 8u);
+  EXPECT_TRUE(is_floating_point(kFloat64));
+  EXPECT_EQ(std::string(dtype_name(kFloat64)), "float64");
+  EXPECT_EQ(dtype_of<double>(), kFloat64);
+  const Tensor t = tensor(std::vector<double>{0.25, -1.5});
+  EXPECT_EQ(t.dtype(), kFloat64);
+  EXPECT_EQ(t.str(), "tensor([0.25, -1.5], shape=[2], dtype=float64, device=cpu)");
+}
+
+TEST(Float64, ItemAndToRoundTripsAreExact) {
+  const double third = 1.0 / 3.0, tiny = 1e-300, big = 0x1p60 + 0x1p8;
+  const Tensor t = tensor(std::vector<double>{third, tiny, big});
+  EXPECT_EQ(t[0].item<double>(), third);  // not float32's 1/3
+  EXPECT_NE(t[0].item<double>(), static_cast<double>(static_cast<float>(third)));
+  EXPECT_EQ(t.to(kFloat32).to_vector<float>(),
+            (std::vector<float>{static_cast<float>(third), 0.0f, static_cast<float>(big)}));
+  EXPECT_EQ(t.to(kFloat32).to(kFloat64)[0].item<double>(), static_cast<float>(third));
+  EXPECT_EQ(t.to(kInt64)[2].item<int64_t>(), static_cast<int64_t>(big));
+  EXPECT_EQ(tensor(std::vector<int64_t>{int64_t{1} << 52}).to(kFloat64).item<double>(), 0x1p52);
+  EXPECT_EQ(tensor({0.1f}).to(kFloat64).item<double>(), static_cast<double>(0.1f));
+  EXPECT_EQ(t.to(kBool).to_vector<bool>(), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(t.to_vector<double>(), (std::vector<double>{third, tiny, big}));
+}
+
+TEST(Float64, FactoriesTakeTheDtype) {
+  EXPECT_EQ(zeros({2}, kFloat64).to_vector<double>(), (std::vector<double>{0, 0}));
+  EXPECT_EQ(full({1}, 0.1, kFloat64).item<double>(), 0.1);  // not 0.1f
+  EXPECT_EQ(arange(3, kFloat64).to_vector<double>(), (std::vector<double>{0, 1, 2}));
+  manual_seed(7);
+  const std::vector<double> u = rand({1000}, kFloat64).to_vector<double>();
+  int finer = 0;  // draws that float32 could not hold
+  for (double v : u) {
+    EXPECT_TRUE(v >= 0.0 && v < 1.0);
+    finer += v != static_cast<double>(static_cast<float>(v));
+  }
+  EXPECT_GT(finer, 990);
+  EXPECT_EQ(randn({4}, kFloat64).dtype(), kFloat64);
+  Tensor p = zeros({3}, kFloat64);
+  p.normal_(0.0, 1.0);
+  EXPECT_EQ(p.dtype(), kFloat64);
+}
+
+// The matrix products and the softmax/cross-entropy rows (float64 "matrices": a [3, 4], b [4, 2]).
+Tensor matrix_row(const std::string& name, const Tensor& a, const Tensor& b) {
+  if (name == "matmul") return matmul(a, b);
+  if (name == "bmm") return bmm(a.reshape({2, 3, 2}), b.reshape({2, 2, 2}));
+  if (name == "softmax") return softmax(a, 1) * b.sum();
+  if (name == "log_softmax_dim0") return log_softmax(a, 0) * b.sum();
+  return cross_entropy(matmul(a.slice(1, 0, 2), b.slice(0, 0, 2)), tensor({1, 0, 1}));
+}
+
+TEST(Float64, MatrixProductsAndSoftmaxMatchPyTorch) {
+  const auto values = [](const json& j) { return j.get<std::vector<double>>(); };
+  const json& entries = testing::ops_golden()["float64"]["matrices"];
+  ASSERT_EQ(entries.size(), 5u);
+  for (const json& e : entries) {
+    const std::string name = e["name"];
+    SCOPED_TRACE(name);
+    Tensor a = tensor(values(e["a"]), {3, 4}), b = tensor(values(e["b"]), {4, 2});
+    a.set_requires_grad(true);
+    b.set_requires_grad(true);
+    const Tensor out = matrix_row(name, a, b);
+    EXPECT_EQ(out.dtype(), kFloat64);
+    EXPECT_EQ(out.shape(), Shape(e["shape"].get<std::vector<int64_t>>()));
+    EXPECT_TRUE(all_close(out.to_vector<double>(), values(e["out"]), 1e-12, 1e-12));
+    (out * tensor(values(e["w"]), out.shape())).sum().backward();
+    EXPECT_TRUE(all_close(a.grad().to_vector<double>(), values(e["grad_a"]), 1e-12, 1e-12));
+    EXPECT_TRUE(all_close(b.grad().to_vector<double>(), values(e["grad_b"]), 1e-12, 1e-12));
+    testing::expect_gradients_match<double>(
+        [&](const auto& v) { return matrix_row(name, v[0], v[1]); },
+        {tensor(values(e["a"]), {3, 4}), tensor(values(e["b"]), {4, 2})}, name, 1e-6, 1e-7);
+  }
+}
+
+TEST(Float64, GradientsTakeEachLeafsDtype) {
+  // A float32 leaf used in a float64 graph gets a float32 gradient, as in PyTorch.
+  Tensor x = tensor({1.5f, -2.0f});
+  Tensor y = tensor(std::vector<double>{0.1, 0.2});
+  x.set_requires_grad(true);
+  y.set_requires_grad(true);
+  const Tensor z = x * y;
+  EXPECT_EQ(z.dtype(), kFloat64);
+  z.sum().backward();
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0.1f, 0.2f}));
+  EXPECT_EQ(y.grad().dtype(), kFloat64);
+  EXPECT_EQ(y.grad().to_vector<double>(), (std::vector<double>{1.5, -2.0}));
+  // to(kFloat64) is differentiable and hands back a float32 gradient.
+  Tensor w = tensor({3.0f});
+  w.set_requires_grad(true);
+  (w.to(kFloat64) * 0.1).sum().backward();
+  EXPECT_EQ(w.grad().dtype(), kFloat32);
+  EXPECT_EQ(w.grad().item<float>(), 0.1f);
+}
+
+TEST(Float64, ModuleToFloat64ConvertsParametersAndRunsInDouble) {
+  manual_seed(3);
+  nn::Linear layer(4, 2);
+  const std::vector<float> before = layer.parameters()[0].to_vector<float>();
+  const Tensor held = layer.parameters()[0];  // handles held elsewhere see the conversion
+  layer.to(kFloat64);
+  EXPECT_EQ(held.dtype(), kFloat64);
+  const std::vector<double> after = held.to_vector<double>();
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
+  const Tensor x = tensor(std::vector<double>{0.1, 0.2, 0.3, 0.4}, {1, 4});
+  const Tensor y = layer.forward(x);
+  EXPECT_EQ(y.dtype(), kFloat64);
+  const Tensor want = matmul(x, held.t()) + layer.parameters()[1];
+  EXPECT_EQ(y.to_vector<double>(), want.to_vector<double>());
+  y.sum().backward();
+  EXPECT_EQ(held.grad().dtype(), kFloat64);
+  layer.to(kFloat32);
+  EXPECT_EQ(held.dtype(), kFloat32);
+  EXPECT_EQ(held.grad().dtype(), kFloat32);
+}
+
+TEST(Float64, OpsWithoutFloat64SayWhatTheyExpect) {
+  const Tensor image = zeros({1, 1, 3, 3}, kFloat64), kernel = zeros({1, 1, 2, 2});
+  EXPECT_EQ(testing::error_of([&] { conv2d(image, kernel); }),
+            "conv2d: Expected argument 'input' to have dtype float32, but got float64");
+  Tensor p = zeros({2}, kFloat64);
+  p.set_requires_grad(true);
+  EXPECT_EQ(testing::error_of([&] { optim::SGD({p}, 0.1); }),
+            "Optimizer: Expected float32 leaf tensors as parameters, but parameter 0 is not (a "
+            "leaf of dtype float64)");
+  EXPECT_EQ(testing::error_of([] {
+              matmul(zeros({2, 2}, kFloat64), zeros({2, 2}));
+            }),
+            "matmul: Expected argument 'other' to have dtype float64, but got float32");
+  EXPECT_EQ(testing::error_of([] { nn::Linear(2, 2).to(kInt64); }),
+            "Module::to: Expected dtype float32 or float64, but got int64");
+}
+
+}  // namespace
+}  // namespace torchlet
