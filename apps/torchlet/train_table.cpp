@@ -186,8 +186,8 @@ void run_train_table(const TableTrainArgs& a) {
              "validation / {} test rows\n",
              a.data, rows, schema.columns.size(), schema.width(),
              regression ? "regression" : fmt::format("{} classes", outputs),
-             t.task_inferred ? " (inferred from the label)" : "", fit_rows.size(), val_rows.size(),
-             test_rows.size());
+             regression && t.task_inferred ? " (inferred from the label)" : "", fit_rows.size(),
+             val_rows.size(), test_rows.size());
   fmt::print(out, "schema:\n{}", schema.describe());
   int64_t n_params = 0;
   for (const Tensor& p : model->parameters()) n_params += p.numel();

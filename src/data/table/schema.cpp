@@ -1,10 +1,10 @@
 // TableSchema: fitting (medians, missing indicators, vocabularies), encoding rows into inputs,
 // their names, the schema for people, and its JSON for checkpoints.
-#include <fmt/core.h>
-
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "table_cells.h"
 #include "torchlet/data/table.h"
@@ -154,20 +154,21 @@ std::vector<std::string> TableSchema::input_names() const {
 int64_t TableSchema::width() const { return static_cast<int64_t>(input_names().size()); }
 
 std::string TableSchema::describe() const {
-  std::string out;
+  std::ostringstream out;
+  out << std::left;
   for (const TableColumn& column : columns) {
-    out += fmt::format("  {:<20} {:<11}", column.name, kind_name(column.kind));
+    out << "  " << std::setw(20) << column.name << " " << std::setw(11) << kind_name(column.kind);
     if (column.kind == ColumnKind::Categorical)
-      out += fmt::format(" {} one-hot levels", column.levels.size());
+      out << " " << column.levels.size() << " one-hot levels";
     else
-      out += fmt::format(" missing -> median {:g}{}", column.median,
-                         column.indicator ? " + indicator" : "");
-    out += "\n";
+      out << " missing -> median " << column.median << (column.indicator ? " + indicator" : "");
+    out << "\n";
   }
-  for (const std::string& name : dropped) out += fmt::format("  {:<20} dropped\n", name);
-  out += fmt::format("  {:<20} label ({}{})\n", label, task,
-                     task == "classification" ? fmt::format(", {} classes", classes.size()) : "");
-  return out;
+  for (const std::string& name : dropped) out << "  " << std::setw(20) << name << " dropped\n";
+  out << "  " << std::setw(20) << label << " label (" << task;
+  if (task == "classification") out << ", " << classes.size() << " classes";
+  out << ")\n";
+  return out.str();
 }
 
 std::string TableSchema::to_json() const {
