@@ -112,6 +112,15 @@ TEST(CliTable, BadTablesAreRefusedInOneLineWithNothingWritten) {
                  "--val-size: Expected a fraction in (0, "
                  "1), but got 1.5",
                  dir, "loss.svg");
+  expect_refused("train --data gap.csv --loss huber",
+                 "--loss: Expected mse (the default) with classification ('y': cross-entropy), "
+                 "but got huber",
+                 dir, "loss.svg");
+  fs::copy_file(fixture("houses.csv"), dir / "h.csv");
+  expect_refused("train --data h.csv --class-weight balanced",
+                 "--class-weight: Expected none with a regression target ('price'), but got "
+                 "balanced",
+                 dir, "loss.svg");
   expect_refused("train --data gap.csv --resume m.safetensors",
                  "--resume: Expected no --resume with a table ('gap.csv'): tables train with "
                  "validation and early stopping, which it does not apply to",

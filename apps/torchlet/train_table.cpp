@@ -127,6 +127,11 @@ void run_train_table(const TableTrainArgs& a) {
   data::Table t = data::read_table(a.data, options);
   data::TableSchema& schema = t.schema;
   const bool regression = schema.task == "regression";
+  TORCHLET_CHECK(!regression || a.table.class_weight == "none",
+                 "--class-weight: Expected none with a regression target ('", schema.label,
+                 "'), but got ", a.table.class_weight);
+  TORCHLET_CHECK(regression || a.table.loss == "mse", "--loss: Expected mse (the default) with ",
+                 "classification ('", schema.label, "': cross-entropy), but got ", a.table.loss);
   const std::string predictions_plot = regression && !a.no_plot ? a.table.predictions_plot : "";
   if (!predictions_plot.empty())
     prepare_outputs({{"--plot-predictions", predictions_plot}},
