@@ -3,6 +3,7 @@
 // SavedModel schema, and scalers made from fitted parameters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "testing.h"
@@ -175,6 +176,35 @@ TEST(Train, EarlyStoppingStopsWhenTheValidationLossStopsImproving) {
   EXPECT_GT(r.best_epoch, 4);
   NoGradGuard no_grad;
   EXPECT_LE(r.best_val_loss, cross_entropy((*model)(d.X_test), d.y_test).item() + 1e-6f);
+}
+
+TEST(Train, RestoreBestPutsTheBestValidationEpochsWeightsBack) {
+  const Course d = course();
+  for (Execution mode : {Execution::Eager, Execution::Fused}) {
+    manual_seed(0);
+    auto model = nn::make_mlp({4, 10, 3});
+    // Validation labels shifted by one class: fitting the true ones soon makes its loss worse.
+    std::vector<int64_t> shifted = d.y_test.to_vector<int64_t>();
+    for (int64_t& k : shifted) k = (k + 1) % 3;
+    optim::SGD sgd(model->parameters(), 0.5);
+    TrainOptions options{
+        .epochs = 30, .execution = mode, .val_input = d.X_test, .val_target = tensor(shifted)};
+    options.restore_best = true;
+    std::vector<std::vector<std::vector<float>>> weights;  // after each epoch
+    std::vector<float> val;
+    options.on_epoch = [&](const EpochInfo& info) {
+      weights.push_back(testing::parameter_values(*model));
+      val.push_back(info.val_loss().item());
+      return true;
+    };
+    const TrainResult r = train(*model, sgd, d.X, d.y, options);
+    ASSERT_EQ(r.epochs_done, 30);
+    const auto best = std::min_element(val.begin(), val.end()) - val.begin();
+    ASSERT_LT(best + 1, 30) << "the last epoch was the best: nothing to restore";
+    EXPECT_EQ(r.best_epoch, best + 1);
+    EXPECT_TRUE(r.restored);
+    EXPECT_EQ(testing::parameter_values(*model), weights[static_cast<std::size_t>(best)]);
+  }
 }
 
 TEST(Train, ANanLossStopsWithTheNonFiniteReason) {

@@ -16,6 +16,7 @@
 #include "terminal.h"
 #include "torchlet/autograd.h"
 #include "torchlet/data/csv.h"
+#include "torchlet/data/table.h"
 #include "torchlet/io/file.h"
 #include "torchlet/nn/checkpoint.h"
 #include "torchlet/train/models.h"
@@ -90,20 +91,59 @@ std::string float_text(float value) {
   return std::string(buffer, result.ptr);
 }
 
+// A table model's inputs take some of the file's columns; the others (the label column of a
+// training file, an id) are named on stderr.
+void note_ignored_columns(const std::string& path, const CsvRow& header,
+                          const data::TableSchema& schema) {
+  std::vector<std::string> ignored;
+  for (const std::string& name : header.fields)
+    if (std::none_of(schema.columns.begin(), schema.columns.end(),
+                     [&](const data::TableColumn& c) { return c.name == name; }))
+      ignored.push_back(name);
+  if (!ignored.empty())
+    fmt::print(stderr, "torchlet: note: {}: column{} {} ignored (not used by the model)\n", path,
+               ignored.size() > 1 ? "s" : "", quoted_list(ignored));
+}
+
+// One line per row: the prediction in the target's units.
+std::string regression_csv(const data::TableSchema& schema, const std::vector<float>& outputs) {
+  std::string csv = csv_field(schema.label) + "\n";
+  for (float v : outputs)
+    csv += float_text(static_cast<float>(v * schema.target_scale + schema.target_mean)) + "\n";
+  return csv;
+}
+
+void write_predictions(const PredictArgs& a, const std::string& csv, int64_t rows) {
+  const FinalWrites final_writes;
+  if (!a.given_out) {
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
+    flush_output(stdout, "stdout");
+    return;
+  }
+  io::write_file_atomic(a.out, csv);
+  fmt::print("predictions: {} rows of {} written to {}\n", rows, a.data, a.out);
+}
+
 void run_predict(const PredictArgs& a) {
   if (a.given_out) prepare_outputs({{"--out", a.out}}, {{"--model", a.model}, {"--data", a.data}});
   const SavedModel saved = read_saved_model(a.model);
   auto model = nn::make_mlp(saved.layers);
   nn::load(*model, a.model);
   model->eval();
+  const CsvTable table = read_csv_table(a.data);
   const Tensor X =
-      saved.scaler.transform(read_features(a.data, read_csv_table(a.data), saved.features));
+      saved.scaler.transform(saved.table ? saved.table->encode(table.header, table.rows, a.data)
+                                         : read_features(a.data, table, saved.features));
+  if (saved.table) note_ignored_columns(a.data, table.header, *saved.table);
+  const bool regression = saved.table && saved.table->task == "regression";
   std::vector<float> probs;
   {
     NoGradGuard no_grad;
-    probs = (*model)(X).softmax(1).to_vector<float>();
+    const Tensor output = (*model)(X);
+    probs = (regression ? output : output.softmax(1)).to_vector<float>();
   }
   StopSignals::stop_if_received("before writing the predictions");
+  if (regression) return write_predictions(a, regression_csv(*saved.table, probs), X.size(0));
   const std::size_t classes = saved.classes.size();
   std::string csv = "class";
   for (const std::string& name : saved.classes) csv.append(",").append(csv_field("prob_" + name));
@@ -115,14 +155,7 @@ void run_predict(const PredictArgs& a) {
     for (std::size_t k = 0; k < classes; ++k) csv.append(",").append(float_text(probs[at + k]));
     csv += "\n";
   }
-  const FinalWrites final_writes;
-  if (!a.given_out) {
-    std::fwrite(csv.data(), 1, csv.size(), stdout);
-    flush_output(stdout, "stdout");
-    return;
-  }
-  io::write_file_atomic(a.out, csv);
-  fmt::print("predictions: {} rows of {} written to {}\n", X.size(0), a.data, a.out);
+  write_predictions(a, csv, X.size(0));
 }
 
 }  // namespace

@@ -109,6 +109,10 @@ struct TrainOptions {
   Tensor val_input{}, val_target{};
   int64_t validate_every = 1;
   int64_t patience = 0;
+  // With validation: keep a copy of the parameters at the best validation loss and put them
+  // back in the model at the end (when a later epoch was worse), as Keras's
+  // restore_best_weights.
+  bool restore_best = false;
   // Stop at the first NaN or infinite loss read (see EpochInfo).
   bool stop_on_nonfinite = true;
   // An epoch of several batches reports their mean loss (one device add per batch to sum
@@ -155,6 +159,8 @@ struct TrainResult {
   bool fused = false;    // the steps were nn::FusedMlp calls
   bool graph = false;    // the steps were replayed from a captured CUDA graph
   bool compiled = false;
+  // restore_best put the best epoch's parameters back (a later epoch was worse).
+  bool restored = false;
 };
 
 // Trains `model` on (inputs, targets): inputs [N, ...], targets [N] class indices (or what

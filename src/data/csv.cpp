@@ -110,6 +110,8 @@ std::string column_label(const std::vector<std::string>& header, size_t c) {
   return "column " + std::to_string(c + 1) + " ('" + header[c] + "')";
 }
 
+}  // namespace
+
 size_t find_label_column(const std::string& path, const std::vector<std::string>& header,
                          const std::string& label) {
   if (label.empty()) return header.size() - 1;
@@ -125,12 +127,16 @@ size_t find_label_column(const std::string& path, const std::vector<std::string>
   return index;
 }
 
+namespace {
+
 bool parse_integer(const std::string& text, int64_t& value) {
   const char* first = text.data() + (text.size() > 1 && text[0] == '+');
   const char* last = text.data() + text.size();
   const auto [end, error] = std::from_chars(first, last, value);
   return error == std::errc() && end == last;
 }
+
+}  // namespace
 
 // Class indices for `labels` and the class names, in LabelEncoder's sorted order.
 std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
@@ -160,8 +166,6 @@ std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
   }
   return indices;
 }
-
-}  // namespace
 
 CsvTable read_csv_table(const std::string& path) {
   const CsvText text = read_text(path);

@@ -226,7 +226,7 @@ void write_series(std::ostringstream& svg, const Frame& frame, const Series& ser
   std::string polylines, circles, run;
   size_t run_points = 0;
   const auto end_run = [&] {
-    if (run_points > 1) {
+    if (run_points > 1 && !series.points_only) {
       polylines += "<polyline points=\"" + run + "\" fill=\"none\" stroke=\"" + colour +
                    "\" stroke-width=\"2\" stroke-linejoin=\"round" + dash + "\"/>\n";
     }

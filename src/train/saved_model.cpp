@@ -145,6 +145,7 @@ nn::Metadata to_metadata(const SavedModel& m) {
                    {"lr", json(m.lr).dump()},
                    {"momentum", json(m.momentum).dump()},
                    {"torchlet_version", m.torchlet_version}};
+  if (m.table) out["table"] = m.table->to_json();
   if (m.scaler.kind == "minmax") {
     out["scaler_scale"] = json(m.scaler.scale).dump();
     out["scaler_min"] = json(m.scaler.min).dump();
@@ -168,12 +169,19 @@ SavedModel from_metadata(const nn::Metadata& metadata, const std::string& path) 
   m.torchlet_version = text(metadata, "torchlet_version", path);
   const auto state = metadata.find(nn::kOptimizerStateKey);
   if (state != metadata.end()) m.optimizer_state = state->second;
+  const auto table = metadata.find("table");
+  if (table != metadata.end()) m.table = data::TableSchema::from_json(table->second, path);
+  const bool regression = m.table && m.table->task == "regression";
+  const std::size_t outputs = regression ? 1 : m.classes.size();
   bool widths_ok = m.layers.size() >= 2;
   for (int64_t w : m.layers) widths_ok = widths_ok && w > 0;
   TORCHLET_CHECK(widths_ok && static_cast<std::size_t>(m.layers.front()) == m.features.size() &&
-                     static_cast<std::size_t>(m.layers.back()) == m.classes.size(),
+                     static_cast<std::size_t>(m.layers.back()) == outputs,
                  path, ": Expected metadata 'layers' with widths > 0 from ", m.features.size(),
-                 " features to ", m.classes.size(), " classes, but got ", json(m.layers).dump());
+                 " features to ", outputs, regression ? " output" : " classes", ", but got ",
+                 json(m.layers).dump());
+  TORCHLET_CHECK(!m.table || m.table->input_names() == m.features, path,
+                 ": Expected metadata 'features' to be the inputs metadata 'table' makes");
   const std::size_t n = m.features.size();
   if (m.scaler.kind == "minmax") {
     m.scaler.scale = get_finite_list(metadata, "scaler_scale", path);

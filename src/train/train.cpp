@@ -120,6 +120,7 @@ class Trainer {
   std::optional<cuda::Graph> graph_;
   Tensor graph_loss_;  // written by every replay
   Tensor recorded_, windows_;
+  std::vector<Tensor> best_;  // restore_best: the parameters at the best validation loss
   int64_t windows_done_ = 0, bad_validations_ = 0;
   TrainResult result_;
 };
@@ -285,6 +286,11 @@ bool Trainer::after_epoch(int64_t epoch, const Tensor& loss) {
     const float v = val.item();
     if (result_.best_epoch == 0 || v < result_.best_val_loss) {
       result_.best_val_loss = v, result_.best_epoch = epoch, bad_validations_ = 0;
+      if (o_.restore_best) {
+        NoGradGuard no_grad;
+        best_.clear();
+        for (const Tensor& p : model_.parameters()) best_.push_back(p.detach().clone());
+      }
     } else if (++bad_validations_ >= o_.patience && o_.patience > 0) {
       result_.stop = StopReason::EarlyStopping;
       return false;
@@ -355,6 +361,12 @@ TrainResult Trainer::run() {
   if (windows_done_ > 0) {
     const auto w = windows_.to_vector<float>();
     result_.window_losses.assign(w.begin(), w.begin() + windows_done_);
+  }
+  if (!best_.empty() && result_.best_epoch != before + result_.epochs_done) {
+    NoGradGuard no_grad;
+    std::vector<Tensor> params = model_.parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(best_[i]);
+    result_.restored = true;
   }
   result_.train_s = std::chrono::duration<double>(Clock::now() - start).count();
   if (o_.stop_on_nonfinite && epoch_loss.defined() && !std::isfinite(result_.final_loss) &&

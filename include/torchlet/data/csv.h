@@ -37,6 +37,16 @@ float parse_csv_number(const std::string& path, int64_t line, const std::string&
 // `text` as one CSV field: quoted when read_csv_table would otherwise split or trim it.
 std::string csv_field(const std::string& text);
 
+// The 0-based column `label` names in `header`, by name or 0-based index (empty: the last);
+// throws torchlet::Error naming `path` and the columns there are otherwise.
+size_t find_label_column(const std::string& path, const std::vector<std::string>& header,
+                         const std::string& label);
+
+// Class indices for `labels`, and their names appended to class_names, in scikit-learn's
+// LabelEncoder order: numerically when every label is an integer, else by name.
+std::vector<int64_t> encode_labels(const std::vector<std::string>& labels,
+                                   std::vector<std::string>& class_names);
+
 // Reads `path`. `label` names the label column by header name or 0-based index; empty means
 // the last column. Labels become class indices 0..k-1 in sorted order (numerically when all
 // are integers, else by name, as scikit-learn's LabelEncoder), and class_names keeps their

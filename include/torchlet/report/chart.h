@@ -15,6 +15,7 @@ struct Series {
   // dashed line, so that e.g. colour can say the model width and the dash the device.
   std::string colour{};
   bool dashed = false;
+  bool points_only = false;  // a scatter: the points' circles without a line through them
 };
 
 // A vertical line with a label, e.g. where the GPU starts to win.

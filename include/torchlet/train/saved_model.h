@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "torchlet/data/dataset.h"
+#include "torchlet/data/table.h"
 #include "torchlet/nn/checkpoint.h"
 
 namespace torchlet {
@@ -25,6 +27,9 @@ struct SavedModel {
   // optimizer writes it), or "" for a checkpoint without one. Read only: to_metadata leaves
   // it to nn::save.
   std::string optimizer_state;
+  // A model of a table (read_table): its fitted schema, whose input_names() are the features.
+  // A regression model has no classes and one output.
+  std::optional<data::TableSchema> table{};
 };
 
 nn::Metadata to_metadata(const SavedModel& model);

@@ -1,0 +1,308 @@
+// The table path of `torchlet train` (see train_table.h): read and type the file, split off
+// the test rows (scikit-learn's train_test_split) and a validation part of the training rows
+// (stratified for classification), fit the schema and the scaler on the rest, train an MLP
+// with early stopping on the validation loss, restore the best epoch, report, save.
+#include "train_table.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "json_output.h"
+#include "outputs.h"
+#include "stop_signals.h"
+#include "table_report.h"
+#include "torchlet/data/table.h"
+#include "torchlet/functional.h"
+#include "torchlet/nn/checkpoint.h"
+#include "torchlet/report/metrics.h"
+#include "torchlet/torchlet.h"
+#include "torchlet/train.h"
+#include "torchlet/train/models.h"
+#include "torchlet/train/saved_model.h"
+#include "torchlet/version.h"
+#include "train_report.h"
+
+namespace torchlet::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<data::CsvRow> pick(const std::vector<data::CsvRow>& rows,
+                               const std::vector<int64_t>& at) {
+  std::vector<data::CsvRow> out;
+  for (int64_t r : at) out.push_back(rows[static_cast<std::size_t>(r)]);
+  return out;
+}
+
+std::vector<double> pick(const std::vector<double>& values, const std::vector<int64_t>& at) {
+  std::vector<double> out;
+  for (int64_t r : at) out.push_back(values[static_cast<std::size_t>(r)]);
+  return out;
+}
+
+// The targets as the model is trained on them: class indices [N] int64, or regression values
+// standardised with the schema's target scaling [N, 1] float32.
+Tensor targets(const data::TableSchema& s, const std::vector<double>& values) {
+  if (s.task == "classification") {
+    std::vector<int64_t> classes(values.begin(), values.end());
+    return tensor(classes);
+  }
+  std::vector<float> scaled;
+  for (double v : values)
+    scaled.push_back(static_cast<float>((v - s.target_mean) / s.target_scale));
+  return tensor(scaled, {static_cast<int64_t>(scaled.size()), 1});
+}
+
+void check(const TableTrainArgs& a) {
+  const TableCliOptions& t = a.table;
+  TORCHLET_CHECK(std::isfinite(t.val_size) && t.val_size > 0 && t.val_size < 1,
+                 "--val-size: Expected a fraction in (0, 1), but got ", t.val_size);
+  TORCHLET_CHECK(t.patience >= 0, "--patience: Expected a number >= 0 (0: no early stopping), ",
+                 "but got ", t.patience);
+  TORCHLET_CHECK(t.class_weight == "none" || t.class_weight == "balanced",
+                 "--class-weight: Expected none or balanced, but got '", t.class_weight, "'");
+  TORCHLET_CHECK(t.loss == "mse" || t.loss == "huber", "--loss: Expected mse or huber, but got '",
+                 t.loss, "'");
+}
+
+}  // namespace
+
+void add_table_options(CLI::App* cmd, TableCliOptions& o) {
+  cmd->add_option("--task", o.task,
+                  "Tables: auto, classification or regression (auto: regression for a numeric "
+                  "label with more than 20 distinct values or a fraction)")
+      ->capture_default_str();
+  cmd->add_option("--categorical", o.categorical, "Tables: columns to treat as categories, a,b");
+  cmd->add_option("--numeric", o.numeric, "Tables: columns to treat as numbers, a,b");
+  cmd->add_option("--drop", o.drop, "Tables: columns to leave out, a,b");
+  cmd->add_option("--na-values", o.na_values,
+                  "Tables: cells read as missing, a,b (default: NA,NaN,null,? and empty cells)");
+  cmd->add_option("--val-size", o.val_size,
+                  "Tables: fraction of the training rows held out for validation")
+      ->capture_default_str();
+  cmd->add_option("--patience", o.patience,
+                  "Tables: stop after N epochs without a better validation loss (0: never)")
+      ->capture_default_str();
+  cmd->add_option("--class-weight", o.class_weight,
+                  "Tables: none, or balanced (each class weighted by rows / (classes * its rows))")
+      ->capture_default_str();
+  cmd->add_option("--loss", o.loss, "Tables, regression: mse or huber")->capture_default_str();
+  cmd->add_option("--plot-predictions", o.predictions_plot,
+                  "Tables, regression: where to write predicted against true values (SVG)")
+      ->capture_default_str();
+  cmd->add_flag("--strict", o.strict,
+                "Tables: refuse a row with an empty label instead of skipping it");
+}
+
+bool table_option_given(const std::set<std::string>& given) {
+  for (const char* option :
+       {"--task", "--categorical", "--numeric", "--drop", "--na-values", "--val-size", "--patience",
+        "--class-weight", "--loss", "--plot-predictions", "--strict"})
+    if (given.count(option)) return true;
+  return false;
+}
+
+void run_train_table(const TableTrainArgs& a) {
+  check(a);
+  data::TableOptions options{.label = a.label,
+                             .task = a.table.task,
+                             .categorical = split_list(a.table.categorical),
+                             .numeric = split_list(a.table.numeric),
+                             .drop = split_list(a.table.drop)};
+  if (!a.table.na_values.empty()) options.na_values = split_list(a.table.na_values);
+  options.strict = a.table.strict;
+  data::Table t = data::read_table(a.data, options);
+  data::TableSchema& schema = t.schema;
+  const bool regression = schema.task == "regression";
+  TORCHLET_CHECK(!regression || a.table.class_weight == "none",
+                 "--class-weight: Expected none with a regression target ('", schema.label,
+                 "'), but got ", a.table.class_weight);
+  TORCHLET_CHECK(regression || a.table.loss == "mse", "--loss: Expected mse (the default) with ",
+                 "classification ('", schema.label, "': cross-entropy), but got ", a.table.loss);
+  const std::string predictions_plot = regression && !a.no_plot ? a.table.predictions_plot : "";
+  if (!predictions_plot.empty())
+    prepare_outputs({{"--plot-predictions", predictions_plot}},
+                    {{"--data", a.data}, {"--plot", a.plot}, {"--save", a.save}});
+  std::FILE* out = a.json ? stderr : stdout;
+  if (t.skipped > 0)
+    fmt::print(out,
+               "note:      skipped {} row{} with an empty label (the first at line {}); "
+               "--strict refuses them\n",
+               t.skipped, t.skipped > 1 ? "s" : "", t.first_skipped_line);
+
+  const auto rows = static_cast<int64_t>(t.rows.size());
+  const auto n_test = static_cast<int64_t>(std::ceil(a.test_size * static_cast<double>(rows)));
+  TORCHLET_CHECK(rows - n_test >= 2, a.data, ": Expected enough rows for train, validation and ",
+                 "test parts with --test-size ", a.test_size, ", but got ", rows, " rows");
+  const auto [train_at, test_at] = data::train_test_indices(rows, a.test_size, a.split_seed);
+  const std::vector<double> train_target = pick(t.target, train_at);
+  std::vector<int64_t> strata(train_target.size(), 0);
+  if (!regression) strata.assign(train_target.begin(), train_target.end());
+  const auto [fit_at, val_at] = data::stratified_split(strata, a.table.val_size, a.split_seed);
+  TORCHLET_CHECK(!fit_at.empty() && !val_at.empty(), a.data,
+                 ": Expected enough training rows for a validation part with --val-size ",
+                 a.table.val_size, ", but got ", train_at.size(), " training rows");
+  const std::vector<data::CsvRow> train_rows = pick(t.rows, train_at);
+  const std::vector<data::CsvRow> fit_rows = pick(train_rows, fit_at),
+                                  val_rows = pick(train_rows, val_at),
+                                  test_rows = pick(t.rows, test_at);
+  const std::vector<double> fit_y = pick(train_target, fit_at), val_y = pick(train_target, val_at),
+                            test_y = pick(t.target, test_at);
+  schema.fit(fit_rows, t.header);
+  if (regression) {
+    double mean = 0.0, var = 0.0;
+    for (double y : fit_y) mean += y / static_cast<double>(fit_y.size());
+    for (double y : fit_y) var += (y - mean) * (y - mean) / static_cast<double>(fit_y.size());
+    schema.target_mean = mean, schema.target_scale = var > 0 ? std::sqrt(var) : 1.0;
+  }
+  Tensor X_fit = schema.encode(t.header, fit_rows, a.data);
+  const data::ScalerParams scaler = data::ScalerParams::fit(a.scale, X_fit);
+  X_fit = scaler.transform(X_fit);
+  const Tensor X_val = scaler.transform(schema.encode(t.header, val_rows, a.data));
+  const Tensor X_test = scaler.transform(schema.encode(t.header, test_rows, a.data));
+  const Tensor y_fit = targets(schema, fit_y), y_val = targets(schema, val_y);
+
+  const int64_t outputs = regression ? 1 : static_cast<int64_t>(schema.classes.size());
+  std::vector<int64_t> widths{schema.width()};
+  widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
+  widths.push_back(outputs);
+  const Device device = resolve_device(a.device);
+  manual_seed(a.seed);
+  auto model = nn::make_mlp(widths);
+  model->to(device);
+  std::unique_ptr<optim::Optimizer> optimizer =
+      make_optimizer(a.optimizer, model->parameters(), a.lr, a.momentum);
+
+  fmt::print(out,
+             "data:      {}: {} rows, {} columns -> {} inputs, {}{}; {} train / {} "
+             "validation / {} test rows\n",
+             a.data, rows, schema.columns.size(), schema.width(),
+             regression ? "regression" : fmt::format("{} classes", outputs),
+             regression && t.task_inferred ? " (inferred from the label)" : "", fit_rows.size(),
+             val_rows.size(), test_rows.size());
+  fmt::print(out, "schema:\n{}", schema.describe());
+  int64_t n_params = 0;
+  for (const Tensor& p : model->parameters()) n_params += p.numel();
+  fmt::print(out,
+             "model:     MLP {} ({} parameters), {} lr {}, {}, at most {} epochs, patience {}\n",
+             fmt::join(widths, "-"), n_params, a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
+             a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
+             a.table.patience);
+  fmt::print(out, "device:    {}\n", device.str());
+  flush_output(out, a.json ? "stderr" : "stdout");
+
+  Tensor weight;
+  if (!regression && a.table.class_weight == "balanced") {
+    std::vector<double> count(static_cast<std::size_t>(outputs), 0.0);
+    for (double y : fit_y) count[static_cast<std::size_t>(y)] += 1;
+    std::vector<float> w;
+    for (double c : count)
+      w.push_back(c > 0 ? static_cast<float>(static_cast<double>(fit_y.size()) /
+                                             (static_cast<double>(outputs) * c))
+                        : 0.0f);
+    weight = tensor(w, device);
+  }
+  TrainOptions o{.epochs = a.epochs,
+                 .batch_size = std::min<int64_t>(a.batch_size, X_fit.size(0)),
+                 .seed = a.seed,
+                 .record_every = 1};
+  if (regression)
+    o.loss = [huber = a.table.loss == "huber"](const Tensor& output, const Tensor& target) {
+      return huber ? huber_loss(output, target) : mse_loss(output, target);
+    };
+  else if (weight.defined())
+    o.loss = [weight](const Tensor& output, const Tensor& target) {
+      return cross_entropy(output, target, weight);
+    };
+  o.val_input = X_val.to(device), o.val_target = y_val.to(device);
+  o.patience = a.table.patience;
+  o.restore_best = true;
+  o.should_stop = [] { return StopSignals::received() != 0; };
+  std::vector<float> val_losses;
+  o.on_epoch = [&](const EpochInfo& info) {
+    val_losses.push_back(info.val_loss().item());
+    return true;
+  };
+  const TrainResult fit = train(*model, *optimizer, X_fit.to(device), y_fit.to(device), o);
+  const int signal = StopSignals::received();
+  const FinalWrites final_writes;
+  if (fit.stop == StopReason::NonFinite) {
+    fmt::print(stderr,
+               "torchlet: error: training stopped: the loss became {} at epoch {}. The learning "
+               "rate is probably too high: try a smaller --lr than {}; nothing written\n",
+               fit.nonfinite_loss, fit.nonfinite_epoch, a.lr);
+    throw ExitStatus{kExitNonFiniteLoss};
+  }
+  Tensor predicted;
+  {
+    NoGradGuard no_grad;
+    model->eval();
+    predicted = (*model)(X_test.to(device)).to(kCPU);
+  }
+  fmt::print(out,
+             "training:  {:.3f} s, {} epochs ({}); best validation loss {:.4f} at epoch {}{}\n",
+             fit.train_s, fit.epochs_done,
+             fit.stop == StopReason::EarlyStopping ? "early stopping" : "the --epochs bound",
+             fit.best_val_loss, fit.best_epoch, fit.restored ? ", its weights restored" : "");
+
+  SavedModel card{.layers = widths,
+                  .features = schema.input_names(),
+                  .classes = schema.classes,
+                  .scaler = scaler,
+                  .epochs = fit.epochs_done,
+                  .optimizer = a.optimizer,
+                  .lr = a.lr,
+                  .momentum = a.momentum,
+                  .torchlet_version = TORCHLET_VERSION,
+                  .optimizer_state = {},
+                  .table = schema};
+  TableRun run{.data = a.data,
+               .plot = a.no_plot ? "" : a.plot,
+               .predictions_plot = predictions_plot,
+               .json = a.json};
+  run.loss_epochs = fit.loss_epochs;
+  run.losses = fit.losses;
+  run.val_losses = val_losses;
+  if (!a.save.empty()) {
+    nn::save(*model, *optimizer, a.save, to_metadata(card));
+    fmt::print(out, "checkpoint: {} (epoch {})\n", a.save, fit.best_epoch);
+  }
+  nlohmann::json j{
+      {"torchlet_version", TORCHLET_VERSION},
+      {"device", device.str()},
+      {"data", a.data},
+      {"task", schema.task},
+      {"task_inferred", t.task_inferred},
+      {"rows", rows},
+      {"skipped_rows", t.skipped},
+      {"inputs", schema.width()},
+      {"train_rows", fit_rows.size()},
+      {"val_rows", val_rows.size()},
+      {"test_rows", test_rows.size()},
+      {"layers", widths},
+      {"parameters", n_params},
+      {"epochs", fit.epochs_done},
+      {"best_epoch", fit.best_epoch},
+      {"best_val_loss", fit.best_val_loss},
+      {"early_stopped", fit.stop == StopReason::EarlyStopping},
+      {"train_s", fit.train_s},
+      {"checkpoint", a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save)}};
+  report_table_run(out, run, schema, predicted, test_y, j);
+  if (a.json) print_json_line(j);
+  if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
+}
+
+}  // namespace torchlet::cli
