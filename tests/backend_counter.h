@@ -17,7 +17,7 @@ namespace torchlet::testing {
 
 class CountingBackend final : public backend::Backend, public backend::FusedMlpKernels {
  public:
-  static constexpr std::array<std::string_view, 42> kEntries = {"device",
+  static constexpr std::array<std::string_view, 44> kEntries = {"device",
                                                                 "allocate",
                                                                 "deallocate",
                                                                 "copy_from_host",
@@ -38,12 +38,14 @@ class CountingBackend final : public backend::Backend, public backend::FusedMlpK
                                                                 "relu_backward",
                                                                 "sum_dim",
                                                                 "sum_dim_int64",
+                                                                "sum_dim_float64",
                                                                 "reduce_dim",
                                                                 "cumsum_dim",
                                                                 "argmax_dim",
                                                                 "softmax_forward",
                                                                 "softmax_backward",
                                                                 "gemm",
+                                                                "gemm_float64",
                                                                 "linear_forward",
                                                                 "im2col",
                                                                 "col2im",
@@ -172,6 +174,11 @@ class CountingBackend final : public backend::Backend, public backend::FusedMlpK
     hit("sum_dim_int64");
     target_.sum_dim_int64(in, out, outer, r, inner);
   }
+  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                       double scale) override {
+    hit("sum_dim_float64");
+    target_.sum_dim_float64(in, out, outer, r, inner, scale);
+  }
   void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                   int64_t inner) override {
     hit("reduce_dim");
@@ -202,6 +209,12 @@ class CountingBackend final : public backend::Backend, public backend::FusedMlpK
             int64_t ldc) override {
     hit("gemm");
     target_.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) override {
+    hit("gemm_float64");
+    target_.gemm_float64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override {

@@ -25,8 +25,11 @@ static_assert(std::input_iterator<data::ExampleLoader::Iterator>);
 
 // n samples: data [n, 2] with row i = (i, -i), targets [n] = 0..n-1.
 TensorDataset samples(int64_t n) {
-  std::vector<float> rows;
-  for (int64_t i = 0; i < n; ++i) rows.insert(rows.end(), {float(i), -float(i)});
+  std::vector<float> rows(static_cast<size_t>(2 * n));
+  for (int64_t i = 0; i < n; ++i) {
+    rows[static_cast<size_t>(2 * i)] = float(i);
+    rows[static_cast<size_t>(2 * i + 1)] = -float(i);
+  }
   return {tensor(rows, {n, 2}), arange(n)};
 }
 

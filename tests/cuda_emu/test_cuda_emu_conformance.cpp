@@ -85,6 +85,10 @@ class GpuKernelsOnHostMemory final : public Backend {
                      int64_t inner) override {
     gpu_.sum_dim_int64(in, out, outer, r, inner);
   }
+  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
+                       double scale) override {
+    gpu_.sum_dim_float64(in, out, outer, r, inner, scale);
+  }
   void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
                   int64_t inner) override {
     gpu_.reduce_dim(op, dtype, in, out, outer, r, inner);
@@ -109,6 +113,11 @@ class GpuKernelsOnHostMemory final : public Backend {
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc) override {
     gpu_.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) override {
+    gpu_.gemm_float64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override {
