@@ -76,9 +76,9 @@ struct TableSchema {
 };
 
 struct TableOptions {
-  std::string label;          // by name or 0-based index; empty: the last column
+  std::string label{};        // by name or 0-based index; empty: the last column
   std::string task = "auto";  // auto, classification or regression
-  std::vector<std::string> categorical, numeric, drop;  // type overrides (column names)
+  std::vector<std::string> categorical{}, numeric{}, drop{};  // type overrides (column names)
   std::vector<std::string> na_values{"", "NA", "NaN", "null", "?"};
   bool strict = false;  // refuse a row with an empty label instead of skipping it
 };
