@@ -38,7 +38,19 @@ Storage::Storage(backend::Backend& owner, std::size_t size) : backend(&owner), n
   }
 }
 
+Storage::Storage(backend::Backend& owner, void* foreign_data, std::size_t size,
+                 std::function<void(void*)> deleter)
+    : backend(&owner),
+      nbytes(size),
+      data(foreign_data),
+      foreign(true),
+      deleter(std::move(deleter)) {}
+
 Storage::~Storage() {
+  if (foreign) {
+    if (deleter) deleter(data);
+    return;
+  }
   backend::Recorder* recorder = backend::active_recorder();
   const bool recording = recorder && &recorder->target() == backend;
   if (pool && recording && pool != recorder->pool())  // an earlier recording's block

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "backends/backend.h"
@@ -19,9 +20,12 @@ class RecordingPool;
 }
 
 // While torchlet::compile records on this thread, memory comes from the recording's pool
-// and memory freed goes to it (backends/recorder.h says why).
+// and memory freed goes to it (backends/recorder.h says why). Memory from from_blob is not
+// the backend's: its deleter (if any) is all the destructor runs.
 struct Storage {
   Storage(backend::Backend& owner, std::size_t size);
+  Storage(backend::Backend& owner, void* foreign_data, std::size_t size,
+          std::function<void(void*)> deleter);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -30,6 +34,8 @@ struct Storage {
   std::size_t nbytes;
   void* data;
   std::shared_ptr<backend::RecordingPool> pool;  // set when made during a recording
+  bool foreign = false;                          // from_blob's memory
+  std::function<void(void*)> deleter;            // from_blob's, run on foreign memory
 };
 
 class TensorImpl {
