@@ -44,7 +44,13 @@ PyObject* raw_item(PyObject* self, PyObject*) noexcept {
 }
 
 const char* buffer_format(DType dtype) {
-  return dtype == kFloat32 ? "f" : dtype == kInt64 ? "q" : "?";
+  switch (dtype) {
+    case DType::Float32: return "f";
+    case DType::Float64: return "d";
+    case DType::Int64: return "q";
+    case DType::Bool: return "?";
+  }
+  return "?";
 }
 
 py::buffer_info buffer_of(const Tensor& t) {
@@ -54,9 +60,10 @@ py::buffer_info buffer_of(const Tensor& t) {
   std::vector<py::ssize_t> strides;
   const auto size = static_cast<py::ssize_t>(element_size(t.dtype()));
   for (int64_t s : t.strides()) strides.push_back(s * size);
-  void* data = t.dtype() == kFloat32 ? static_cast<void*>(t.data_ptr<float>())
-               : t.dtype() == kInt64 ? static_cast<void*>(t.data_ptr<int64_t>())
-                                     : static_cast<void*>(t.data_ptr<bool>());
+  void* data = t.dtype() == kFloat32   ? static_cast<void*>(t.data_ptr<float>())
+               : t.dtype() == kFloat64 ? static_cast<void*>(t.data_ptr<double>())
+               : t.dtype() == kInt64   ? static_cast<void*>(t.data_ptr<int64_t>())
+                                       : static_cast<void*>(t.data_ptr<bool>());
   return py::buffer_info(data, size, buffer_format(t.dtype()), t.dim(), shape, strides);
 }
 
@@ -195,16 +202,17 @@ void bind_tensor(py::module_& m) {
           },
           py::arg("device") = py::none())
       .def("float", [](const Tensor& t) { return t.to(kFloat32); })
+      .def("double", [](const Tensor& t) { return t.to(kFloat64); })
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
       .def("bool", [](const Tensor& t) { return t.to(kBool); })
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
       .def("tolist", &tolist)
       .def("numpy", &numpy, "A numpy array sharing this CPU tensor's memory.")
-      .def("__float__", [](const Tensor& t) { return t.to(kFloat32).item<float>(); })
+      .def("__float__", [](const Tensor& t) { return t.to(kFloat64).item<double>(); })
       .def("__int__", [](const Tensor& t) { return t.to(kInt64).item<int64_t>(); })
       .def("__index__",
            [](const Tensor& t) {
-             if (t.dtype() == kFloat32)
+             if (is_floating_point(t.dtype()))
                throw py::type_error(
                    "only integer tensors of a single element can be converted to an index");
              return t.to(kInt64).item<int64_t>();

@@ -1,7 +1,7 @@
 // Training from Python: the C++ optimizers (their update kernels run in one call per step),
 // torchlet.compile's engine (a Python step recorded once, replayed without Python), the
-// in-place move behind nn.Module.to() and the safetensors files of torchlet.save / load. Module,
-// the layers and the loader are Python.
+// in-place move and conversion behind nn.Module.to() and the safetensors files of torchlet.save /
+// load. Module, the layers and the loader are Python.
 #include <string>
 
 #include "bindings.h"
@@ -13,20 +13,22 @@
 namespace torchlet::python {
 namespace {
 
-// nn::Module::to is the public way to move tensors in place (every handle sees the new
-// device); this module holds the tensors as buffers, which to() moves without touching their
-// requires_grad.
+// nn::Module::to is the public way to move or convert tensors in place (every handle sees the
+// new device or dtype); this module holds the tensors as buffers, which to() changes without
+// touching their requires_grad (a dtype converts only the floating ones).
 class Holder : public nn::Module {
  public:
   Tensor forward(const Tensor& input) override { return input; }
 };
 
-void move_in_place(const std::vector<Tensor>& tensors, py::handle device) {
-  const Device target = device_of(device);
+void to_in_place(const std::vector<Tensor>& tensors, py::handle target) {
   Holder holder;
   for (std::size_t i = 0; i < tensors.size(); ++i)
     holder.register_buffer(std::to_string(i), tensors[i]);
-  holder.to(target);
+  if (py::isinstance<DType>(target))
+    holder.to(target.cast<DType>());
+  else
+    holder.to(device_of(target));
 }
 
 // A Python param_group's options (PyTorch's names) into the engine's one group, checked by its
@@ -114,7 +116,7 @@ void bind_training(py::module_& m) {
       .def_property_readonly("recorded_kernels",
                              [](const PythonStep& s) { return s.step.recorded_kernels(); })
       .def_property_readonly("fused", [](const PythonStep& s) { return s.step.fused(); });
-  m.def("_move_in_place", &move_in_place, py::arg("tensors"), py::arg("device"));
+  m.def("_to_in_place", &to_in_place, py::arg("tensors"), py::arg("target"));
   m.def("_write_safetensors", &nn::write_safetensors, py::arg("path"), py::arg("tensors"),
         py::arg("metadata") = nn::Metadata{}, py::call_guard<py::gil_scoped_release>());
   m.def(

@@ -108,18 +108,16 @@ template <typename T>
 T leaf_value(py::handle leaf) {
   if (py::isinstance<Tensor>(leaf)) {
     const auto& t = leaf.cast<const Tensor&>();
-    if constexpr (std::is_same_v<T, float>)
-      return t.to(kFloat32).item<float>();
+    if constexpr (std::is_same_v<T, double>)
+      return t.to(kFloat64).item<double>();
     else
       return t.to(kInt64).item<int64_t>();
   }
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(leaf.cast<double>());
-  else
-    return leaf.cast<int64_t>();
+  return leaf.cast<T>();
 }
 
-Tensor from_values(const std::vector<float>& f, const std::vector<int64_t>& i, bool floating,
+// Floating values are read as doubles (a float64 tensor), then rounded once to the dtype.
+Tensor from_values(const std::vector<double>& f, const std::vector<int64_t>& i, bool floating,
                    const Shape& shape, DType dtype, const Device& device) {
   Tensor t = floating ? tensor(f, shape) : tensor(i, shape);
   return t.to(dtype).to(device);
@@ -176,10 +174,13 @@ Tensor from_buffer(const py::buffer& buffer, py::handle dtype, const Device& dev
         info.format + "'");
   const Shape shape(std::vector<int64_t>(info.shape.begin(), info.shape.end()));
   const bool floating = format == 'f' || format == 'd';
-  DType target = floating ? kFloat32 : format == '?' ? kBool : kInt64;
+  DType target = format == 'f'   ? kFloat32
+                 : format == 'd' ? kFloat64
+                 : format == '?' ? kBool
+                                 : kInt64;
   if (!dtype.is_none()) target = dtype.cast<DType>();
   if (floating)
-    return from_values(read_buffer<float>(info, format), {}, true, shape, target, device);
+    return from_values(read_buffer<double>(info, format), {}, true, shape, target, device);
   return from_values({}, read_buffer<int64_t>(info, format), false, shape, target, device);
 }
 
@@ -200,12 +201,12 @@ Tensor from_data(py::handle data, py::handle dtype, py::handle device, bool requ
     collect(data, 0, nested);
     if (nested.leaves.empty()) nested.inferred = kFloat32;  // torch.tensor([]) is float32
     const DType target = dtype.is_none() ? nested.inferred : dtype.cast<DType>();
-    const bool floating = nested.inferred == kFloat32 || target == kFloat32;
-    std::vector<float> f;
+    const bool floating = is_floating_point(nested.inferred) || is_floating_point(target);
+    std::vector<double> f;
     std::vector<int64_t> i;
     for (py::handle leaf : nested.leaves) {
       if (floating)
-        f.push_back(leaf_value<float>(leaf));
+        f.push_back(leaf_value<double>(leaf));
       else
         i.push_back(leaf_value<int64_t>(leaf));
     }

@@ -34,6 +34,8 @@ void bind_types(py::module_& m) {
       .def("__hash__", [](DType d) { return static_cast<int>(d); });
   m.attr("float32") = kFloat32;
   m.attr("float") = kFloat32;
+  m.attr("float64") = kFloat64;
+  m.attr("double") = kFloat64;
   m.attr("int64") = kInt64;
   m.attr("long") = kInt64;
   m.attr("bool") = kBool;

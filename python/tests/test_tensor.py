@@ -25,7 +25,7 @@ def test_numpy_arrays_of_every_layout():
         t = torchlet.tensor(array)
         np.testing.assert_array_equal(t.numpy(), array)
     assert torchlet.from_numpy(a.astype(np.float32)).dtype == torchlet.float32
-    assert torchlet.tensor(a).dtype == torchlet.float32  # torchlet has no float64
+    assert torchlet.tensor(a).dtype == torchlet.float64  # as torch.tensor of a float64 array
 
 
 def test_numpy_shares_cpu_memory():

@@ -5,7 +5,8 @@
     import torchlet.optim as optim
 
 Tensors, ops and autograd are torchlet's C++ (torchlet._C); nn.Module, the layers and the
-optimizers' bookkeeping are Python over it, as in PyTorch. dtypes: float32, int64, bool.
+optimizers' bookkeeping are Python over it, as in PyTorch. dtypes: float32, float64, int64,
+bool, promoted as PyTorch promotes them.
 """
 
 import builtins as _builtins
@@ -22,6 +23,8 @@ Tensor = _C.Tensor
 dtype = _C.dtype
 device = _C.device
 float32 = _C.float32
+float64 = _C.float64
+double = _C.double
 int64 = _C.int64
 long = _C.long
 bool = _C.bool  # noqa: A001 (torch.bool)
@@ -87,6 +90,11 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
 def FloatTensor(data):  # noqa: N802 (torch.FloatTensor)
     """A float32 tensor copying data (a list or a numpy array)."""
     return _C.tensor(data, dtype=float32)
+
+
+def DoubleTensor(data):  # noqa: N802 (torch.DoubleTensor)
+    """A float64 tensor copying data."""
+    return _C.tensor(data, dtype=float64)
 
 
 def LongTensor(data):  # noqa: N802
@@ -249,7 +257,7 @@ def _tensor_iter(self):
 
 def _uniform_(self, a=0.0, b=1.0):
     with no_grad():
-        self.copy_(_random.uniform(self.shape, a, b))
+        self.copy_(_random.uniform(self.shape, a, b, dtype=self.dtype))
     return self
 
 

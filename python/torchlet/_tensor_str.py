@@ -1,6 +1,7 @@
 """Printing tensors as PyTorch prints them: tensor([[ 0.1234, -1.0000], ...]) with PyTorch's
 choice of integer, fixed (4 decimals) or scientific notation, line width 80 and summarisation
-past 1000 elements, with grad_fn=<MulBackward0> as PyTorch names its nodes."""
+past 1000 elements, dtype=torchlet.float64 where the dtype is not a default one, and
+grad_fn=<MulBackward0> as PyTorch names its nodes."""
 
 import math
 
@@ -94,7 +95,7 @@ def tensor_repr(t, prefix="tensor("):
     summarize = _summarized(data)
     values = []
     _flat_values(values, data, summarize)
-    fmt = _Formatter(values, data.dtype == _C.float32)
+    fmt = _Formatter(values, data.dtype.is_floating_point)
     if data.numel() == 0:
         body = "[]"
     else:
@@ -104,6 +105,8 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"device='{t.device}'")
     if data.numel() == 0 and t.dim() != 1:
         suffixes.append(f"size={tuple(t.shape)}")
+    if t.dtype == _C.float64:  # float32, int64 and bool are PyTorch's defaults, left unsaid
+        suffixes.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:

@@ -193,17 +193,24 @@ class Module:
                 p.grad.zero_()
 
     def to(self, *args, **kwargs):
-        """Moves every parameter and buffer in place (tensors held elsewhere, an optimizer's
-        included, see the moved data), as PyTorch's Module.to; returns self."""
-        device = kwargs.get("device")
+        """Moves every parameter and buffer to a device and/or converts the floating ones to a
+        floating dtype, in place (tensors held elsewhere, an optimizer's included, see the new
+        data), as PyTorch's Module.to; returns self."""
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
         for a in args:
-            if isinstance(a, (str, _C.device)):
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, _C.Tensor):
+                device, dtype = a.device, a.dtype
+            else:
                 device = a
-            elif isinstance(a, _C.dtype) and a != _C.float32:
-                raise TypeError(f"Module.to: torchlet modules hold float32 parameters, but got {a}")
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+        tensors = [t for t in list(self.parameters()) + list(self.buffers()) if t is not None]
         if device is not None:
-            tensors = [t for t in list(self.parameters()) + list(self.buffers()) if t is not None]
-            _C._move_in_place(tensors, device)
+            _C._to_in_place(tensors, device)
+        if dtype is not None:
+            _C._to_in_place(tensors, dtype)
         return self
 
     def cpu(self):
@@ -213,7 +220,12 @@ class Module:
         return self.to("cuda" if device is None else device)
 
     def float(self):
-        return self
+        """Converts the floating parameters and buffers to float32 in place; returns self."""
+        return self.to(_C.float32)
+
+    def double(self):
+        """Converts the floating parameters and buffers to float64 in place; returns self."""
+        return self.to(_C.float64)
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Every parameter and buffer by its dotted name, sharing memory (detached)."""
