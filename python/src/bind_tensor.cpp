@@ -292,10 +292,9 @@ void bind_tensor(py::module_& m) {
   bind_autograd(m, cls);
   install_slots(cls);
   bind_factories(m);
-  m.def(
-      "from_numpy", [](py::buffer a) { return from_data(a, py::none(), py::none(), false); },
-      py::arg("ndarray"),
-      "A tensor with the array's values (a copy: torchlet cannot adopt numpy's memory yet).");
+  m.def("from_numpy", &share_buffer, py::arg("ndarray"),
+        "A CPU tensor sharing the array's memory (float32, float64, int64, bool; other integer "
+        "arrays are copied into int64), keeping the array alive while it lives.");
   m.def("is_tensor", [](py::handle o) { return py::isinstance<Tensor>(o); });
 }
 

@@ -33,6 +33,10 @@ TensorOptions options_of(py::handle dtype, py::handle device, bool requires_grad
 // A tensor from a Python number, nested sequence or buffer (a numpy array); dtype None infers
 // it as PyTorch does (float32 for floats, int64 for ints, bool for bools).
 Tensor from_data(py::handle data, py::handle dtype, py::handle device, bool requires_grad);
+// A CPU tensor sharing a buffer's memory (torch.from_numpy): float32, float64, int64 and bool
+// arrays are shared and kept alive while the tensor lives; other integer arrays are copied into
+// int64; a negative stride or a non-native byte order is a ValueError, as in PyTorch.
+Tensor share_buffer(const py::buffer& array);
 
 // Sets the Python error for the exception being handled (torchlet::Error by its kind, pybind11's
 // own, anything else a RuntimeError): what a plain CPython function returns nullptr after.

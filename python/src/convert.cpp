@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "torchlet/error.h"
+#include "torchlet/from_blob.h"
 #include "torchlet/functional.h"
 
 namespace torchlet::python {
@@ -184,7 +185,69 @@ Tensor from_buffer(const py::buffer& buffer, py::handle dtype, const Device& dev
   return from_values({}, read_buffer<int64_t>(info, format), false, shape, target, device);
 }
 
+// The dtype a buffer format shares as (kBool when there is none: those are copied).
+bool shared_dtype(const py::buffer_info& info, DType& dtype) {
+  const std::string& f = info.format;
+  const char code = f.empty() ? 0 : f.back();
+  if (f.size() > 2 || (f.size() == 2 && std::string("@=<").find(f[0]) == std::string::npos))
+    return false;
+  if (code == 'f')
+    dtype = kFloat32;
+  else if (code == 'd')
+    dtype = kFloat64;
+  else if ((code == 'l' || code == 'q') && info.itemsize == 8)
+    dtype = kInt64;
+  else if (code == '?')
+    dtype = kBool;
+  else
+    return false;
+  return true;
+}
+
 }  // namespace
+
+Tensor share_buffer(const py::buffer& array) {
+  py::buffer_info info = array.request();
+  if (!info.format.empty() && (info.format[0] == '>' || info.format[0] == '!'))
+    throw py::value_error(
+        "given numpy array has byte order different from the native byte order. Conversion "
+        "between byte orders is currently not supported.");
+  DType dtype = kBool;
+  if (!shared_dtype(info, dtype))  // int8 ... uint32: torchlet has int64 only, so a copy
+    return from_buffer(array, py::none(), kCPU);
+  std::vector<int64_t> strides;
+  for (py::ssize_t stride : info.strides) {
+    if (stride < 0)
+      throw py::value_error(
+          "At least one stride in the given numpy array is negative, and tensors with negative "
+          "strides are not currently supported. (You can probably work around this by making a "
+          "copy of your array  with array.copy().) ");
+    if (stride % info.itemsize != 0)
+      throw py::value_error(
+          "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+          "array to reallocate the memory.");
+    strides.push_back(stride / info.itemsize);
+  }
+  if (info.readonly &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "The given NumPy array is not writable, and torchlet does not support "
+                   "non-writable tensors. This means writing to this tensor will result in "
+                   "undefined behavior. You may want to copy the array to protect its data or "
+                   "make it writable before converting it to a tensor.",
+                   1) != 0)
+    throw py::error_already_set();
+  void* data = info.ptr;
+  const Shape shape(std::vector<int64_t>(info.shape.begin(), info.shape.end()));
+  // The buffer view keeps the array alive; it is released, under the GIL, with the storage.
+  std::shared_ptr<py::buffer_info> view(new py::buffer_info(std::move(info)),
+                                        [](py::buffer_info* b) {
+                                          if (!Py_IsInitialized()) return;  // at exit
+                                          py::gil_scoped_acquire gil;
+                                          delete b;
+                                        });
+  return from_blob(
+      data, shape, Shape(strides), [view](void*) {}, dtype);
+}
 
 Tensor from_data(py::handle data, py::handle dtype, py::handle device, bool requires_grad) {
   const Device where = device.is_none() ? kCPU : device_of(device);
