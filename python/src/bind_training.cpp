@@ -2,7 +2,9 @@
 // torchlet.compile's engine (a Python step recorded once, replayed without Python), the
 // in-place move and conversion behind nn.Module.to() and the safetensors files of torchlet.save /
 // load. Module, the layers and the loader are Python.
+#include <span>
 #include <string>
+#include <vector>
 
 #include "bindings.h"
 #include "torchlet/compile.h"
@@ -78,14 +80,13 @@ void bind_optimizers(py::module_& m) {
 
 // torchlet.compile(fn): the library's CompiledStep with the Python step it runs; calling it
 // with the step's tensor arguments runs fn(*inputs), which must return a Tensor (see
-// include/torchlet/compile.h for what a step may do). Bound with __call__ so that a call
-// from Python costs one dispatch.
+// include/torchlet/compile.h for what a step may do).
 struct PythonStep {
   CompiledStep step;
   py::function fn;
 
-  Tensor operator()(const py::args& args) {
-    const auto inputs = args.cast<std::vector<Tensor>>();
+  // Called with the GIL held; releases it while the step runs (fn runs under it).
+  Tensor operator()(std::span<const Tensor> inputs) {
     auto body = [this](std::span<const Tensor> in) {
       py::gil_scoped_acquire gil;
       py::tuple call_args(in.size());
@@ -102,20 +103,50 @@ struct PythonStep {
   }
 };
 
+const py::detail::type_info* step_info = nullptr;
+
+// _CompiledStep.__call__ as a plain CPython method (def_raw): a replay is a few microseconds,
+// so pybind11's dispatch, argument casts and result lookup by typeid would be a large share.
+PyObject* call_step(PyObject* self, PyObject* args) noexcept {
+  try {
+    auto* instance = reinterpret_cast<py::detail::instance*>(self);
+    auto* step = static_cast<PythonStep*>(instance->get_value_and_holder(step_info).value_ptr());
+    if (step == nullptr) throw py::type_error("torchlet.compile: the step is not initialised");
+    const Py_ssize_t n = PyTuple_GET_SIZE(args);
+    std::vector<Tensor> inputs;
+    inputs.reserve(static_cast<std::size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* arg = PyTuple_GET_ITEM(args, i);
+      const Tensor* t = tensor_of(arg);
+      if (t == nullptr)
+        throw py::type_error("torchlet.compile: Expected tensor arguments, but got " +
+                             std::string(Py_TYPE(arg)->tp_name) + " as argument " +
+                             std::to_string(i));
+      inputs.push_back(*t);
+    }
+    return new_tensor((*step)(inputs));
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 void bind_training(py::module_& m) {
   bind_optimizers(m);
-  py::class_<PythonStep>(m, "_CompiledStep", py::dynamic_attr())
-      .def(py::init([](py::function fn) {
+  py::class_<PythonStep> step(m, "_CompiledStep", py::dynamic_attr());
+  step.def(py::init([](py::function fn) {
              return new PythonStep{CompiledStep(), std::move(fn)};
            }),
            py::arg("fn"))
-      .def("__call__", &PythonStep::operator())
       .def_property_readonly("recordings", [](const PythonStep& s) { return s.step.recordings(); })
       .def_property_readonly("recorded_kernels",
                              [](const PythonStep& s) { return s.step.recorded_kernels(); })
       .def_property_readonly("fused", [](const PythonStep& s) { return s.step.fused(); });
+  step_info = py::detail::get_type_info(typeid(PythonStep));
+  def_raw(step, "__call__", reinterpret_cast<PyCFunction>(&call_step), METH_VARARGS,
+          "One step: eager, recorded, then replayed (include/torchlet/compile.h).");
   m.def("_to_in_place", &to_in_place, py::arg("tensors"), py::arg("target"));
   m.def("_write_safetensors", &nn::write_safetensors, py::arg("path"), py::arg("tensors"),
         py::arg("metadata") = nn::Metadata{}, py::call_guard<py::gil_scoped_release>());

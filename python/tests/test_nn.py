@@ -152,6 +152,15 @@ def test_compiled_step_refuses_item_inside():
         step()
 
 
+def test_compiled_step_takes_tensor_arguments():
+    w = nn.Parameter(torchlet.ones(3))
+    step = torchlet.compile(lambda x: (w * x).sum())
+    for _ in range(3):  # eager, recorded, replayed
+        assert step(torchlet.full((3,), 2.0)).item() == 6.0
+    with pytest.raises(TypeError, match="Expected tensor arguments, but got int as argument 0"):
+        step(3)
+
+
 def test_data_loader_batches_a_tensor_dataset():
     from torchlet.utils.data import DataLoader, TensorDataset
 
