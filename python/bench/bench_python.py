@@ -19,15 +19,16 @@ SEEDED_RUN = os.path.join(ROOT, "python", "tests", "seeded_run.py")
 
 
 def import_seconds(modules, repeats):
-    """The least wall time of `import module` in a fresh interpreter, the interpreter's own
-    start-up (the least time of `pass`) subtracted; the commands take turns in each round."""
-    codes = ["pass"] + [f"import {m}" for m in modules]
+    """The least time of `import module` timed inside a fresh interpreter (its own start-up
+    left out, not subtracted: on a loaded machine the difference of two noisy start-ups was
+    meaningless, even negative); the modules take turns in each round."""
     best = {}
     for _ in range(repeats):
-        for code in codes:
-            t = timeit.timeit(lambda: subprocess.run([sys.executable, "-c", code], check=True), number=1)
-            best[code] = min(best.get(code, t), t)
-    return [best[f"import {m}"] - best["pass"] for m in modules]
+        for m in modules:
+            code = f"import time; t = time.perf_counter(); import {m}; print(time.perf_counter() - t)"
+            out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+            best[m] = min(best.get(m, float("inf")), float(out))
+    return [best[m] for m in modules]
 
 
 def op_seconds(libs, repeats):
