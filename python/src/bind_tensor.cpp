@@ -208,7 +208,10 @@ void bind_tensor(py::module_& m) {
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
       .def("tolist", &tolist)
       .def("numpy", &numpy, "A numpy array sharing this CPU tensor's memory.")
-      .def("__float__", [](const Tensor& t) { return t.to(kFloat64).item<double>(); })
+      .def("__float__",
+           [](const Tensor& t) {
+             return t.dtype() == kFloat32 ? double(t.item<float>()) : t.to(kFloat64).item<double>();
+           })
       .def("__int__", [](const Tensor& t) { return t.to(kInt64).item<int64_t>(); })
       .def("__index__",
            [](const Tensor& t) {
