@@ -99,9 +99,10 @@ struct ProcessGroup::Impl {
 
   // Polls `request` until it completes or `timeout_s` passes (then throws). Open MPI has no
   // progress thread: a non-blocking collective moves on only inside MPI_Test, one round of its
-  // transfer a call, so a waiting rank spins for the first kSpin (a rank sleeping between
-  // tests would add a sleep to every round once the other ranks arrive) and only then sleeps
-  // 50 us between tests (a rank far behind, or gone), leaving the core to others.
+  // transfer a call, so a waiting rank keeps testing for the first kSpin (a rank sleeping
+  // between tests would add a sleep to every round once the other ranks arrive), yielding in
+  // between to any thread waiting for the core (more ranks than cores), and only then sleeps
+  // 50 us between tests (a rank far behind, or gone).
   void wait(MPI_Request& request, const char* what, int rank, int size, double timeout_s) {
     constexpr auto kSpin = std::chrono::milliseconds(20);
     const auto start = Clock::now();
@@ -117,7 +118,10 @@ struct ProcessGroup::Impl {
                             timeout_s, " s (TORCHLET_DIST_TIMEOUT), but rank ", rank,
                             " is still waiting: another rank stopped or died");
       }
-      if (now - start > kSpin) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (now - start > kSpin)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      else
+        std::this_thread::yield();
     }
   }
 };
