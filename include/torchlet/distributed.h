@@ -41,12 +41,15 @@ class Nccl;  // internal: src/distributed/nccl.h
 
 // A collective in flight (all_reduce_async): wait() blocks until it is done on this rank, then
 // finishes an average; throws torchlet::Error when the group's timeout passes first. Waiting
-// twice is a no-op.
+// twice is a no-op. is_completed() moves the collective on without blocking (Open MPI has no
+// progress thread: a transfer advances only while a rank tests or waits) and says whether it
+// has completed on this rank; wait() is still needed to finish it.
 class Work {
  public:
   Work() = default;
   void wait();
   bool done() const noexcept;
+  bool is_completed();
 
  private:
   friend class ProcessGroup;

@@ -54,6 +54,8 @@ struct DistributedDataParallel::Reducer {
     b.flat.narrow(0, s.offset, n).copy_(full.reshape({n}));
     s.ready = true;
     ++b.ready;
+    // The buckets already sent move on while backward computes the rest.
+    for (std::size_t k = 0; k < next; ++k) buckets[k].work.is_completed();
     while (next < buckets.size() &&
            buckets[next].ready == static_cast<int>(buckets[next].members.size())) {
       buckets[next].work = group.all_reduce_async(buckets[next].flat, ReduceOp::Average);
@@ -72,8 +74,12 @@ struct DistributedDataParallel::Reducer {
     NoGradGuard no_grad;
     for (Slot& s : slots) {
       const Bucket& b = buckets[static_cast<std::size_t>(s.bucket)];
-      s.param.set_grad(
-          b.flat.narrow(0, s.offset, s.param.numel()).reshape(s.param.shape()).clone());
+      const Tensor reduced = b.flat.narrow(0, s.offset, s.param.numel()).reshape(s.param.shape());
+      // As PyTorch's reducer: into the gradient backward left (no allocation), else a copy.
+      if (Tensor grad = s.param.grad(); grad.defined() && grad.is_contiguous())
+        grad.copy_(reduced);
+      else
+        s.param.set_grad(reduced.clone());
       s.ready = false;
     }
     for (Bucket& b : buckets) b.ready = 0, b.launched = false;

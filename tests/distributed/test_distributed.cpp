@@ -88,7 +88,11 @@ TEST(DistributedGroup, AllReduceSumAndAverage) {
   Tensor sum = tensor(mine), mean = tensor(mine), isum = tensor(ints);
   group().all_reduce(sum);
   group().all_reduce(mean, ReduceOp::Average);
-  group().all_reduce_async(isum).wait();
+  Work pending = group().all_reduce_async(isum);
+  while (!pending.is_completed()) {  // each test moves the transfer on; wait() finishes it
+  }
+  pending.wait();
+  EXPECT_TRUE(pending.done() && pending.is_completed());
   const float ranks = static_cast<float>(w * (w + 1) / 2);
   for (int k = 0; k < 7; ++k) {
     EXPECT_EQ(sum.to_vector<float>()[k], ranks * static_cast<float>(k - 3)) << k;
@@ -178,10 +182,13 @@ void expect_steps_match_reference(double bucket_cap_mb, int steps) {
     const auto [x, y] = batch_data(static_cast<uint64_t>(s));
     sgd.zero_grad();
     cross_entropy(ddp(part(x, group().rank())), part(y, group().rank())).backward();
+    const std::vector<Tensor> params = model->parameters(), ref_params = ref->parameters();
+    std::vector<const float*> backward_grads;  // synchronize() writes into them, as PyTorch's
+    for (const Tensor& p : params) backward_grads.push_back(p.grad().data_ptr<float>());
     ddp.synchronize();
     const std::vector<Tensor> want = reference_grads(*ref, x, y);
-    const std::vector<Tensor> params = model->parameters(), ref_params = ref->parameters();
     for (std::size_t p = 0; p < params.size(); ++p) {
+      EXPECT_EQ(params[p].grad().data_ptr<float>(), backward_grads[p]) << "step " << s;
       EXPECT_TRUE(same_bits(params[p].grad(), want[p])) << "step " << s;
       ref_params[p].set_grad(want[p]);
     }
