@@ -8,6 +8,11 @@
 
 #include <array>
 #include <atomic>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 #include "backends/backend.h"
@@ -306,5 +311,20 @@ class CountingScope {
   CountingScope(const CountingScope&) = delete;
   CountingScope& operator=(const CountingScope&) = delete;
 };
+
+// The function names (destructors left out) that the first group of `declaration` matches in
+// the header at `path`: the entries a backend's header declares, to check a list against.
+inline std::set<std::string> functions_declared_in(const std::string& path,
+                                                   const std::regex& declaration) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string source = text.str();
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration);
+       it != std::sregex_iterator(); ++it)
+    if ((*it)[1].str()[0] != '~') names.insert((*it)[1].str());
+  return names;
+}
 
 }  // namespace torchlet::testing

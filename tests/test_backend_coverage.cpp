@@ -3,10 +3,8 @@
 // backends/backend.h must have been called at least once; the failure names those never called.
 // The counter's list of entries is checked against the header itself, so a new entry cannot be
 // left out of the count.
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "backend_counter.h"
 #include "conformance.h"
@@ -19,16 +17,8 @@ using testing::CountingBackend;
 
 // The names of the virtual functions declared in backends/backend.h (destructors left out).
 std::set<std::string> entries_of_backend_h() {
-  std::ifstream file(TORCHLET_FIXTURES_DIR "/../../src/backends/backend.h");
-  std::stringstream text;
-  text << file.rdbuf();
-  const std::string source = text.str();
-  const std::regex declaration(R"(virtual\s+[^;{(]*?(~?\w+)\s*\()");
-  std::set<std::string> names;
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration);
-       it != std::sregex_iterator(); ++it)
-    if ((*it)[1].str()[0] != '~') names.insert((*it)[1].str());
-  return names;
+  return testing::functions_declared_in(TORCHLET_FIXTURES_DIR "/../../src/backends/backend.h",
+                                        std::regex(R"(virtual\s+[^;{(]*?(~?\w+)\s*\()"));
 }
 
 TEST(BackendCoverage, TheCounterCountsEveryEntryOfBackendH) {

@@ -71,7 +71,7 @@ CONFORMANCE_TEST(ImageGolden, MaxPool2dMatchesPyTorch) {
   }
 }
 
-TEST(ImageGolden, SmallCnnMatchesPyTorch) {
+CONFORMANCE_TEST(ImageGolden, SmallCnnMatchesPyTorch) {
   const json& c = golden().at("cnn");
   nn::Sequential model;
   model.add<nn::Conv2d>(1, 4, 3, 1, 1);

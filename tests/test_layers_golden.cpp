@@ -86,7 +86,7 @@ CONFORMANCE_TEST(LayersGolden, ForwardAndBackwardMatchPyTorch) {
   }
 }
 
-TEST(LayersGolden, EmbeddingPaddingRowGetsNoGradient) {
+NON_TABLE_TEST(LayersGolden, EmbeddingPaddingRowGetsNoGradient) {
   const json& e = golden()["cases"][8];
   ASSERT_EQ(e["name"], "embedding");
   std::vector<Tensor> inputs = inputs_of(e);
@@ -99,7 +99,7 @@ TEST(LayersGolden, EmbeddingPaddingRowGetsNoGradient) {
   }
 }
 
-TEST(LayersGolden, GradientsMatchFiniteDifferences) {
+NON_TABLE_TEST(LayersGolden, GradientsMatchFiniteDifferences) {
   for (const json& e : golden()["cases"]) {
     const std::string name = e["name"];
     // max_pool1d's kinks (near ties) and embedding's padding row (zero by definition, not by
@@ -111,7 +111,7 @@ TEST(LayersGolden, GradientsMatchFiniteDifferences) {
   }
 }
 
-TEST(LayersGolden, ErrorsNameWhatWasExpected) {
+NON_TABLE_TEST(LayersGolden, ErrorsNameWhatWasExpected) {
   const Tensor x4 = zeros({1, 2, 3, 4}), w3 = zeros({2, 2, 3});
   EXPECT_EQ(testing::error_of([&] { conv1d(x4, w3); }),
             "conv1d: Expected 3-D input [batch, channels, length], but got input of shape "
@@ -144,7 +144,7 @@ TEST(LayersGolden, ErrorsNameWhatWasExpected) {
             "embedding: Expected padding_idx in [-3, 3), but got 3");
 }
 
-TEST(LayerModules, PrintAsPyTorchsRepr) {
+NON_TABLE_TEST(LayerModules, PrintAsPyTorchsRepr) {
   // PyTorch 1.13's reprs of the same layers (Dropout2d's without inplace, as Dropout's).
   const std::vector<std::pair<std::shared_ptr<nn::Module>, std::string>> cases = {
       {std::make_shared<nn::Conv1d>(4, 8, 3, 2, 1),
@@ -168,7 +168,7 @@ TEST(LayerModules, PrintAsPyTorchsRepr) {
   }
 }
 
-TEST(LayerModules, RunTheirFunctions) {
+NON_TABLE_TEST(LayerModules, RunTheirFunctions) {
   manual_seed(2);
   nn::ConvTranspose2d deconv(2, 3, 3, 2, 1, 1);
   const Tensor x = testing::random_tensor({2, 2, 4, 5}, 3);
@@ -192,7 +192,7 @@ TEST(LayerModules, RunTheirFunctions) {
   EXPECT_EQ(nn::MaxPool1d(2)(seq).shape(), Shape({2, 2, 4}));
 }
 
-TEST(LayerModules, Dropout2dDropsWholeChannels) {
+NON_TABLE_TEST(LayerModules, Dropout2dDropsWholeChannels) {
   manual_seed(9);
   nn::Dropout2d drop(0.5);
   Tensor x = ones({16, 32, 3, 3}).set_requires_grad(true);
@@ -214,7 +214,7 @@ TEST(LayerModules, Dropout2dDropsWholeChannels) {
             "dropout2d: Expected an input of at least 2 dimensions [N, C, ...], but got shape [4]");
 }
 
-TEST(CudaLayersGolden, MatchTheCpu) {
+NON_TABLE_TEST(CudaLayersGolden, MatchTheCpu) {
   SKIP_WITHOUT_GPU();
   for (const json& e : golden()["cases"]) {
     const std::string name = e["name"];

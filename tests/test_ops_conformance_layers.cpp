@@ -1,7 +1,7 @@
 // Conformance rows of the layer kernels no other table reaches (test_backend_coverage.cpp names
 // them): linear (backend linear_forward) against plain double loops and finite differences, on
 // an empty batch and on more than 65,535 rows; dropout (dropout_forward) keeping or scaling each
-// element, with its gradient the same mask.
+// element, with its gradient the same mask, and PyTorch's p = 0 and p = 1.
 #include <cmath>
 
 #include "conformance.h"
@@ -68,6 +68,13 @@ CONFORMANCE_TEST(OpsConformanceLayers, DropoutKeepsOrScalesEachElementAndItsGrad
   EXPECT_EQ(dropout(x.detach(), p, true).to_vector<float>(), yv);  // the seed decides
   EXPECT_TRUE(dropout(x, p, false).is_same(x));
   EXPECT_EQ(dropout(zeros({0, 4}), p, true).shape(), Shape({0, 4}));
+  // PyTorch's ends: p = 0 keeps the input, p = 1 drops every element and every gradient.
+  EXPECT_TRUE(dropout(x, 0.0, true).is_same(x));
+  Tensor z = x.detach().requires_grad_();
+  const Tensor all = dropout(z, 1.0, true);
+  EXPECT_EQ(all.to_vector<float>(), std::vector<float>(xv.size(), 0.0f));
+  all.sum().backward();
+  EXPECT_EQ(z.grad().to_vector<float>(), std::vector<float>(xv.size(), 0.0f));
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
   }
 }
 
-TEST(OptimGolden, ParamGroupsAreReadableAndWritable) {
+NON_TABLE_TEST(OptimGolden, ParamGroupsAreReadableAndWritable) {
   std::vector<Tensor> params = fixed_params();
   optim::AdamW opt({params[0]}, 0.01);
   EXPECT_EQ(opt.param_groups()[0].weight_decay, 1e-2);  // AdamW's default
@@ -130,7 +130,7 @@ TEST(OptimGolden, ParamGroupsAreReadableAndWritable) {
             "Adagrad: Expected eps >= 0, but got -1");
 }
 
-TEST(OptimGolden, ClipGradNormAndValueMatchPyTorch) {
+CONFORMANCE_TEST(OptimGolden, ClipGradNormAndValueMatchPyTorch) {
   const json& g = golden();
   for (const auto& [name, config] : g["clip"].items()) {
     std::vector<Tensor> params = fixed_params();
@@ -150,7 +150,7 @@ TEST(OptimGolden, ClipGradNormAndValueMatchPyTorch) {
   }
 }
 
-TEST(OptimGolden, ClipGradNormWithoutGradientsOrWithANonFiniteNorm) {
+NON_TABLE_TEST(OptimGolden, ClipGradNormWithoutGradientsOrWithANonFiniteNorm) {
   std::vector<Tensor> params = fixed_params();
   EXPECT_EQ(nn::utils::clip_grad_norm_(params, 1.0).item<double>(), 0.0);
   params[0].set_grad(full(params[0].shape(), INFINITY));
