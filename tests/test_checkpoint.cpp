@@ -351,9 +351,9 @@ TEST(Checkpoint, SaveKilledAtRandomMomentsAlwaysLeavesALoadableFile) {
   auto model = small_mlp(1);
   nn::save(*model, path, {{"generation", "0"}});
   std::mt19937 rng(7);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-  int kills = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
+  // A fixed number of kills, not a time budget: a loaded machine then takes longer, never
+  // tests less.
+  for (int kill_count = 0; kill_count < 25; ++kill_count) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
@@ -368,7 +368,6 @@ TEST(Checkpoint, SaveKilledAtRandomMomentsAlwaysLeavesALoadableFile) {
     kill(child, SIGKILL);
     int status = 0;
     waitpid(child, &status, 0);
-    ++kills;
     auto loaded = small_mlp(2);
     const nn::Metadata metadata = nn::load(*loaded, path);  // throws (fails) if broken
     const float value = std::stof(metadata.at("generation"));
@@ -377,7 +376,6 @@ TEST(Checkpoint, SaveKilledAtRandomMomentsAlwaysLeavesALoadableFile) {
         EXPECT_EQ(w, std::vector<float>(w.size(), value));
     }
   }
-  EXPECT_GE(kills, 20);
   for (const auto& entry : fs::directory_iterator(dir)) fs::remove(entry.path());
 }
 
