@@ -14,8 +14,8 @@ namespace {
 using f4 = float __attribute__((vector_size(16)));  // vec_math.h's V of 4 lanes
 
 f4 exp4(f4 x) { return Sleef_expf4_u10sse2(x); }
-f4 erf4(f4 x) { return Sleef_erff4_u10sse2(x); }
-f4 tanh4(f4 x) { return Sleef_tanhf4_u10sse2(x); }
+f4 erf4(f4 x) { return erf<f4, exp4>(x); }
+f4 tanh4(f4 x) { return tanh<f4, exp4>(x); }
 
 template <auto F>  // a function of one __m128 (SLEEF's return const __m128)
 void block4(const float* in, float* out) {
@@ -77,7 +77,7 @@ bool has_avx2_fma() {
 void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n) {
   switch (op) {
     case UnaryOp::Exp: return each<4, block4<Sleef_expf4_u10sse2>>(x, y, n);
-    case UnaryOp::Log: return each<4, block4<Sleef_logf4_u10sse2>>(x, y, n);
+    case UnaryOp::Log: return each<4, block4<Sleef_logf4_u35sse2>>(x, y, n);
     case UnaryOp::Log1p: return each<4, block4<log1p4>>(x, y, n);
     case UnaryOp::Expm1: return each<4, block4<Sleef_expm1f4_u10sse2>>(x, y, n);
     case UnaryOp::Sigmoid: return each<4, block4<sigmoid4>>(x, y, n);

@@ -13,8 +13,8 @@ namespace {
 using f8 = float __attribute__((vector_size(32)));  // vec_math.h's V of 8 lanes
 
 f8 exp8(f8 x) { return Sleef_expf8_u10avx2(x); }
-f8 erf8(f8 x) { return Sleef_erff8_u10avx2(x); }
-f8 tanh8(f8 x) { return Sleef_tanhf8_u10avx2(x); }
+f8 erf8(f8 x) { return erf<f8, exp8>(x); }
+f8 tanh8(f8 x) { return tanh<f8, exp8>(x); }
 
 template <auto F>  // a function of one __m256 (SLEEF's return const __m256)
 void block8(const float* in, float* out) {
@@ -49,7 +49,7 @@ __m256 log1p8(__m256 x) {
 void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
   switch (op) {
     case UnaryOp::Exp: return each<8, block8<Sleef_expf8_u10avx2>>(x, y, n);
-    case UnaryOp::Log: return each<8, block8<Sleef_logf8_u10avx2>>(x, y, n);
+    case UnaryOp::Log: return each<8, block8<Sleef_logf8_u35avx2>>(x, y, n);
     case UnaryOp::Log1p: return each<8, block8<log1p8>>(x, y, n);
     case UnaryOp::Expm1: return each<8, block8<Sleef_expm1f8_u10avx2>>(x, y, n);
     case UnaryOp::Sigmoid: return each<8, block8<sigmoid8>>(x, y, n);
