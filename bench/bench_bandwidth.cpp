@@ -1,11 +1,12 @@
 // Large elementwise ops and reductions on the CPU against the machine's memory bandwidth
 // (issue 14): each op runs on float tensors of --elements values (default 2^24, 64 MiB, twice
 // the L3 of the development machine), timed as the median of --repeats calls after one warm-up,
-// and is charged the bytes it must move (inputs read, output written). The ceiling is the faster
-// of two plain copies between buffers of that size, std::memcpy and a loop of loads and stores,
-// each on as many threads as torchlet uses.
-// Prints one JSON line per op: {"op", "bytes", "seconds", "gbps"}; compare_bandwidth.py runs
-// the same ops in PyTorch and prints the ratios.
+// and is charged the bytes it must move (inputs read, output written; forward and backward
+// together for the *_fwd_bwd rows: x read and y written, then x and dy read and dx written). The
+// ceiling is the faster of two plain copies between buffers of that size, std::memcpy and a loop of
+// loads and stores, each on as many threads as torchlet uses. Prints one JSON line per op: {"op",
+// "bytes", "seconds", "gbps"}; compare_bandwidth.py runs the same ops in PyTorch and prints the
+// ratios.
 #include <torchlet/threads.h>
 #include <torchlet/torchlet.h>
 
@@ -97,7 +98,19 @@ int main(int argc, char** argv) {
   report("tanh", 2 * n * f, median_seconds(repeats, [&] { out = tl::tanh(x); }));
   report("erf", 2 * n * f, median_seconds(repeats, [&] { out = tl::erf(x); }));
   report("gelu", 2 * n * f, median_seconds(repeats, [&] { out = tl::gelu(x); }));
+  report("gelu_tanh", 2 * n * f, median_seconds(repeats, [&] { out = tl::gelu(x, "tanh"); }));
   report("silu", 2 * n * f, median_seconds(repeats, [&] { out = tl::silu(x); }));
+  tl::Tensor xg = x.detach();
+  xg.set_requires_grad(true);
+  auto forward_backward = [&](tl::Tensor (*f)(const tl::Tensor&)) {
+    return median_seconds(repeats, [&] {
+      xg.set_grad(tl::Tensor());
+      f(xg).backward(y);  // dy = y
+    });
+  };
+  report("gelu_fwd_bwd", 5 * n * f,
+         forward_backward([](const tl::Tensor& v) { return tl::gelu(v); }));
+  report("silu_fwd_bwd", 5 * n * f, forward_backward(tl::silu));
   report("sum", n * f, median_seconds(repeats, [&] { out = x.sum(); }));
   report("sum_dim0", n * f, median_seconds(repeats, [&] { out = x.sum(0); }));
   report("sum_dim1", n * f, median_seconds(repeats, [&] { out = x.sum(1); }));

@@ -36,6 +36,14 @@ def pytorch_seconds(elements, repeats, threads):
     cols = 4096
     x = torch.rand(elements // cols, cols)
     y = torch.rand(elements // cols, cols)
+    xg = x.clone().requires_grad_()
+
+    def forward_backward(f):
+        def run():
+            xg.grad = None
+            f(xg).backward(y)  # dy = y
+        return run
+
     ops = {
         "clone": lambda: x.clone(),
         "add": lambda: x + y,
@@ -47,7 +55,10 @@ def pytorch_seconds(elements, repeats, threads):
         "tanh": lambda: torch.tanh(x),
         "erf": lambda: torch.erf(x),
         "gelu": lambda: torch.nn.functional.gelu(x),
+        "gelu_tanh": lambda: torch.nn.functional.gelu(x, approximate="tanh"),
         "silu": lambda: torch.nn.functional.silu(x),
+        "gelu_fwd_bwd": forward_backward(torch.nn.functional.gelu),
+        "silu_fwd_bwd": forward_backward(torch.nn.functional.silu),
         "sum": lambda: x.sum(),
         "sum_dim0": lambda: x.sum(0),
         "sum_dim1": lambda: x.sum(1),
@@ -79,7 +90,7 @@ def main():
     print(f"{meta['elements']:.0f} floats per tensor, {meta['threads']} threads; "
           f"PyTorch {torch_version}; load average {os.getloadavg()[0]:.1f}")
     print(f"ceiling: {ceiling['op']}: {ceiling['gbps']:.2f} GB/s")
-    print(f"{'op':<11} {'torchlet GB/s':>13} {'PyTorch GB/s':>12} {'of ceiling':>10} "
+    print(f"{'op':<13} {'torchlet GB/s':>13} {'PyTorch GB/s':>12} {'of ceiling':>10} "
           f"{'PyTorch/torchlet':>16}")
     results = []
     for row in rows:
@@ -89,7 +100,7 @@ def main():
         ratio = t / row["seconds"]
         results.append(dict(row, pytorch_seconds=t, pytorch_gbps=torch_gbps, of_ceiling=share,
                             ratio=ratio))
-        print(f"{row['op']:<11} {row['gbps']:>13.2f} {torch_gbps:>12.2f} {share:>9.0%} "
+        print(f"{row['op']:<13} {row['gbps']:>13.2f} {torch_gbps:>12.2f} {share:>9.0%} "
               f"{ratio:>15.2f}x")
     met = sum(r["of_ceiling"] >= 0.7 for r in results)
     faster = sum(r["ratio"] >= 1.0 for r in results)

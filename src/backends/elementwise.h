@@ -36,8 +36,11 @@ enum class BinaryOp : uint8_t {
   Pow,
   LogicalAnd,
   LogicalOr,
+  GeluBackward,  // a = x, b = dy: dy * gelu'(x), and so on (the activations' backward passes)
+  GeluTanhBackward,
+  SiluBackward,
 };
-inline constexpr int kBinaryOps = static_cast<int>(BinaryOp::LogicalOr) + 1;
+inline constexpr int kBinaryOps = static_cast<int>(BinaryOp::SiluBackward) + 1;
 
 // True for the ops whose result is bool whatever the operands' dtype.
 TORCHLET_HD constexpr bool is_predicate(BinaryOp op) {
@@ -47,6 +50,8 @@ TORCHLET_HD constexpr bool is_predicate(BinaryOp op) {
 }
 
 // out = f(x) of x's dtype: float32, float64, or int64 for Neg, Abs and Sign (unary_takes_int64).
+// Gelu, GeluTanh (approximate="tanh") and Silu are the activations in one pass; BinaryOp's
+// GeluBackward ... are their gradients.
 enum class UnaryOp : uint8_t {
   Neg,
   Abs,
@@ -63,8 +68,11 @@ enum class UnaryOp : uint8_t {
   Sin,
   Cos,
   Reciprocal,
+  Gelu,
+  GeluTanh,
+  Silu,
 };
-inline constexpr int kUnaryOps = static_cast<int>(UnaryOp::Reciprocal) + 1;
+inline constexpr int kUnaryOps = static_cast<int>(UnaryOp::Silu) + 1;
 
 // Reductions along one dimension other than sums (backend::reduce_dim). Max and Min propagate NaN.
 enum class ReduceOp : uint8_t { Max, Min, Prod };
@@ -80,6 +88,56 @@ TORCHLET_HD T reduce_step(ReduceOp op, T acc, T x) {
   if (x != x) return x;  // NaN wins (only floats compare unequal to themselves)
   if (acc != acc) return acc;
   return op == ReduceOp::Max ? (x > acc ? x : acc) : (x < acc ? x : acc);
+}
+
+// The C library's functions by argument type (float: erff ..., double: ::erf ...).
+TORCHLET_HD float exp_of(float x) { return expf(x); }
+TORCHLET_HD double exp_of(double x) { return ::exp(x); }
+TORCHLET_HD float tanh_of(float x) { return tanhf(x); }
+TORCHLET_HD double tanh_of(double x) { return ::tanh(x); }
+TORCHLET_HD float erf_of(float x) { return erff(x); }
+TORCHLET_HD double erf_of(double x) { return ::erf(x); }
+
+// sigmoid(x) = 1 / (1 + e^-x), never exp of a large positive number (no inf / inf).
+template <typename T>
+TORCHLET_HD T sigmoid_value(T x) {
+  if (x >= T(0)) return T(1) / (T(1) + exp_of(-x));
+  return exp_of(x) / (T(1) + exp_of(x));
+}
+
+// The activations and their derivatives in PyTorch's formulas (ATen's GeluKernel.cpp and
+// Activation.cpp), in the order of operations of the composites they replace: x * 0.5 * (1 +
+// erf(x / sqrt 2)), the same with tanh(sqrt(2 / pi) * (x + 0.044715 x^3)), x * sigmoid(x).
+inline constexpr double kSqrtHalf = 0.70710678118654752440;       // 1 / sqrt(2)
+inline constexpr double kSqrtTwoOverPi = 0.79788456080286535588;  // sqrt(2 / pi)
+inline constexpr double kInvSqrtTwoPi = 0.39894228040143267794;   // 1 / sqrt(2 pi)
+inline constexpr double kGeluCubic = 0.044715;
+
+template <typename T>
+TORCHLET_HD T gelu_value(T x) {
+  return x * T(0.5) * (erf_of(x * T(kSqrtHalf)) + T(1));
+}
+template <typename T>
+TORCHLET_HD T gelu_tanh_value(T x) {
+  return x * T(0.5) * (tanh_of((x + x * x * x * T(kGeluCubic)) * T(kSqrtTwoOverPi)) + T(1));
+}
+template <typename T>
+TORCHLET_HD T gelu_grad(T x, T dy) {
+  const T cdf = T(0.5) * (T(1) + erf_of(x * T(kSqrtHalf)));
+  const T pdf = T(kInvSqrtTwoPi) * exp_of(x * x * T(-0.5));
+  return dy * (cdf + x * pdf);
+}
+template <typename T>
+TORCHLET_HD T gelu_tanh_grad(T x, T dy) {
+  const T x2 = x * x;
+  const T t = tanh_of(T(kSqrtTwoOverPi) * (x + T(kGeluCubic) * x2 * x));
+  const T inner = T(kSqrtTwoOverPi) * (T(1) + T(3 * kGeluCubic) * x2);
+  return dy * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * inner);
+}
+template <typename T>
+TORCHLET_HD T silu_grad(T x, T dy) {
+  const T s = sigmoid_value(x);
+  return dy * s * (T(1) + x * (T(1) - s));
 }
 
 template <typename T>
@@ -113,6 +171,15 @@ TORCHLET_HD T binary_value(BinaryOp op, T x, T y) {
         }
         return result;
       }
+    case BinaryOp::GeluBackward:
+    case BinaryOp::GeluTanhBackward:
+    case BinaryOp::SiluBackward:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op == BinaryOp::GeluBackward) return gelu_grad(x, y);
+        if (op == BinaryOp::GeluTanhBackward) return gelu_tanh_grad(x, y);
+        return silu_grad(x, y);
+      }
+      return T{};  // floating point only (the ops layer never asks for integers)
     default: return T{};
   }
 }
@@ -143,14 +210,15 @@ TORCHLET_HD float unary_value(UnaryOp op, float x) {
     case UnaryOp::Expm1: return expm1f(x);
     case UnaryOp::Sqrt: return sqrtf(x);
     case UnaryOp::Rsqrt: return 1.0f / sqrtf(x);
-    case UnaryOp::Sigmoid:  // never exp of a large positive number: no overflow to inf / inf
-      if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
-      return expf(x) / (1.0f + expf(x));
+    case UnaryOp::Sigmoid: return sigmoid_value(x);
     case UnaryOp::Tanh: return tanhf(x);
     case UnaryOp::Erf: return erff(x);
     case UnaryOp::Sin: return sinf(x);
     case UnaryOp::Cos: return cosf(x);
     case UnaryOp::Reciprocal: return 1.0f / x;
+    case UnaryOp::Gelu: return gelu_value(x);
+    case UnaryOp::GeluTanh: return gelu_tanh_value(x);
+    case UnaryOp::Silu: return x * sigmoid_value(x);
     default: return x;
   }
 }
@@ -168,14 +236,15 @@ TORCHLET_HD double unary_value(UnaryOp op, double x) {
     case UnaryOp::Expm1: return ::expm1(x);
     case UnaryOp::Sqrt: return ::sqrt(x);
     case UnaryOp::Rsqrt: return 1.0 / ::sqrt(x);
-    case UnaryOp::Sigmoid:
-      if (x >= 0.0) return 1.0 / (1.0 + ::exp(-x));
-      return ::exp(x) / (1.0 + ::exp(x));
+    case UnaryOp::Sigmoid: return sigmoid_value(x);
     case UnaryOp::Tanh: return ::tanh(x);
     case UnaryOp::Erf: return ::erf(x);
     case UnaryOp::Sin: return ::sin(x);
     case UnaryOp::Cos: return ::cos(x);
     case UnaryOp::Reciprocal: return 1.0 / x;
+    case UnaryOp::Gelu: return gelu_value(x);
+    case UnaryOp::GeluTanh: return gelu_tanh_value(x);
+    case UnaryOp::Silu: return x * sigmoid_value(x);
     default: return x;
   }
 }

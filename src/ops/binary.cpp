@@ -28,6 +28,9 @@ const char* op_name(BinaryOp op) {
     case BinaryOp::Pow: return "pow";
     case BinaryOp::LogicalAnd: return "logical_and";
     case BinaryOp::LogicalOr: return "logical_or";
+    case BinaryOp::GeluBackward:
+    case BinaryOp::GeluTanhBackward: return "gelu_backward";
+    case BinaryOp::SiluBackward: return "silu_backward";
   }
   return "?";
 }

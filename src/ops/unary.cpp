@@ -1,6 +1,7 @@
-// The elementwise maths of one tensor (exp, log, sqrt, sigmoid, tanh, erf, ...): one backend call
-// each (backends/elementwise.h holds the formulas), and each gradient written from the forward's
-// saved input or output with other ops, so higher derivatives come for free.
+// The elementwise maths of one tensor (exp, log, sqrt, sigmoid, tanh, erf, ..., and the
+// activations gelu and silu): one backend call each (backends/elementwise.h holds the formulas),
+// and each gradient written from the forward's saved input or output with other ops, except
+// gelu's and silu's: one backend call over x and dy (BinaryOp::GeluBackward ...).
 #include <cmath>
 #include <numbers>
 
@@ -12,6 +13,7 @@ namespace torchlet {
 
 namespace {
 
+using backend::BinaryOp;
 using backend::UnaryOp;
 
 const char* op_name(UnaryOp op) {
@@ -31,8 +33,20 @@ const char* op_name(UnaryOp op) {
     case UnaryOp::Sin: return "sin";
     case UnaryOp::Cos: return "cos";
     case UnaryOp::Reciprocal: return "reciprocal";
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluTanh: return "gelu";
+    case UnaryOp::Silu: return "silu";
   }
   return "?";
+}
+
+// dx = op(x, dy) in one pass (x contiguous; dy of x's shape and dtype).
+Tensor fused_grad(BinaryOp op, const Tensor& g, const Tensor& x) {
+  const Tensor dy = g.contiguous();
+  Tensor dx = make_tensor(x.shape(), x.dtype(), x.device());
+  backend_of(dx).binary(op, x.dtype(), x.impl()->data(), dy.impl()->data(), dx.impl()->data(),
+                        backend::Loop{Shape{x.numel()}, Shape{1}, Shape{1}});
+  return dx;
 }
 
 // d f(x)/dx times g, from x and y = f(x).
@@ -53,6 +67,9 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
     case UnaryOp::Sin: return g * cos(x);
     case UnaryOp::Cos: return -(g * sin(x));
     case UnaryOp::Reciprocal: return -(g * y * y);
+    case UnaryOp::Gelu: return fused_grad(BinaryOp::GeluBackward, g, x);
+    case UnaryOp::GeluTanh: return fused_grad(BinaryOp::GeluTanhBackward, g, x);
+    case UnaryOp::Silu: return fused_grad(BinaryOp::SiluBackward, g, x);
   }
   return Tensor();
 }
@@ -60,7 +77,8 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
 // Which of x and y the gradient reads (the node keeps only those alive).
 bool grad_reads_input(UnaryOp op) {
   return op == UnaryOp::Abs || op == UnaryOp::Log || op == UnaryOp::Log1p || op == UnaryOp::Erf ||
-         op == UnaryOp::Sin || op == UnaryOp::Cos;
+         op == UnaryOp::Sin || op == UnaryOp::Cos || op == UnaryOp::Gelu ||
+         op == UnaryOp::GeluTanh || op == UnaryOp::Silu;
 }
 bool grad_reads_output(UnaryOp op) {
   return op == UnaryOp::Exp || op == UnaryOp::Expm1 || op == UnaryOp::Sqrt ||
@@ -72,7 +90,8 @@ bool grad_reads_output(UnaryOp op) {
 constexpr const char* kBackwardNames[backend::kUnaryOps] = {
     "NegBackward0",   "AbsBackward0",   "SignBackward0", "ExpBackward0",   "LogBackward0",
     "Log1PBackward0", "Expm1Backward0", "SqrtBackward0", "RsqrtBackward0", "SigmoidBackward0",
-    "TanhBackward0",  "ErfBackward0",   "SinBackward0",  "CosBackward0",   "ReciprocalBackward0"};
+    "TanhBackward0",  "ErfBackward0",   "SinBackward0",  "CosBackward0",   "ReciprocalBackward0",
+    "GeluBackward0",  "GeluBackward0",  "SiluBackward0"};
 
 struct UnaryBackward final : autograd::Node {
   const char* name() const override { return kBackwardNames[static_cast<int>(op)]; }
@@ -120,6 +139,13 @@ Tensor sin(const Tensor& x) { return unary(UnaryOp::Sin, x); }
 Tensor cos(const Tensor& x) { return unary(UnaryOp::Cos, x); }
 Tensor reciprocal(const Tensor& x) { return unary(UnaryOp::Reciprocal, x); }
 Tensor operator-(const Tensor& a) { return neg(a); }
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  TORCHLET_CHECK(approximate == "none" || approximate == "tanh",
+                 "gelu: Expected approximate 'none' or 'tanh', but got '", approximate, "'");
+  return unary(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
+}
+Tensor silu(const Tensor& x) { return unary(UnaryOp::Silu, x); }
 
 Tensor Tensor::exp() const { return torchlet::exp(*this); }
 Tensor Tensor::log() const { return torchlet::log(*this); }

@@ -29,6 +29,23 @@ TEST(CudaEmuMath, EveryUnaryOpMatchesTheCpu) {
   });
 }
 
+// gelu's, gelu tanh's and silu's gradients (binary ops of x and dy): contiguous (the CPU's SLEEF
+// lanes) and with dy broadcast along the rows (its scalar loop).
+TEST(CudaEmuMath, ActivationGradientsMatchTheCpu) {
+  const std::vector<float> x = uniform(7 * 33, 29, -6.0f, 6.0f), dy = uniform(7 * 33, 30);
+  const backend::Loop flat{Shape{7 * 33}, Shape{1}, Shape{1}};
+  const backend::Loop rows{Shape{7, 33}, Shape{33, 1}, Shape{1, 0}};
+  for_each_order([&] {
+    for (BinaryOp op : {BinaryOp::GeluBackward, BinaryOp::GeluTanhBackward, BinaryOp::SiluBackward})
+      for (const backend::Loop* loop : {&flat, &rows}) {
+        std::vector<float> out(x.size()), ref(x.size());
+        kernels::binary(op, DType::Float32, x.data(), dy.data(), out.data(), *loop, nullptr);
+        cpu().binary(op, DType::Float32, x.data(), dy.data(), ref.data(), *loop);
+        expect_close(out, ref, 1e-5, "gradient op " + std::to_string(static_cast<int>(op)));
+      }
+  });
+}
+
 TEST(CudaEmuMath, WhereMatchesTheCpu) {
   const int64_t n = 300;
   const std::vector<float> a = uniform(n, 23), b = uniform(n, 24);

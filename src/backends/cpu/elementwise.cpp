@@ -1,8 +1,9 @@
 // CPU elementwise kernels: broadcasting binary arithmetic and comparison, the same with a scalar,
 // the unary maths, where, and ReLU. Each op's formula is backends/elementwise.h's, instantiated
 // here with the op as a compile-time constant, so runs whose operands are contiguous or broadcast
-// get loops the compiler vectorises. The float32 exp, log, tanh, erf ... of `unary` are SLEEF's
-// vector functions instead (vec_math.h), within 2 ulp of the formula's C library calls.
+// get loops the compiler vectorises. The float32 exp, log, tanh, erf, gelu ... of `unary` and the
+// activations' gradients of `binary` are SLEEF's vector functions instead (vec_math.h), within
+// 2 ulp of the formula's C library calls (a few more for the activations, vec_math's tests).
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/vec_math.h"
 #include "torchlet/error.h"
@@ -58,6 +59,18 @@ using BinaryOut = decltype(apply<Op>(T{}, T{}));
 void CpuBackend::binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
                         const Loop& loop) {
   profile::record_launch();
+  if (dtype == DType::Float32 && vec_math::vectorised(op)) {  // SLEEF's, on contiguous runs
+    const float* x = static_cast<const float*>(a);
+    const float* y = static_cast<const float*>(b);
+    float* o = static_cast<float*>(out);
+    parallel_for_each_run(
+        loop, [&](int64_t oo, int64_t oa, int64_t ob, int64_t n, int64_t sa, int64_t sb) {
+          if (sa == 1 && sb == 1) return vec_math::binary(op, x + oa, y + ob, o + oo, n);
+          for (int64_t i = 0; i < n; ++i)
+            o[oo + i] = binary_value(op, x[oa + i * sa], y[ob + i * sb]);
+        });
+    return;
+  }
   dispatch_binary(op, dtype, [&]<BinaryOp Op, typename T>() {
     const T* x = static_cast<const T*>(a);
     const T* y = static_cast<const T*>(b);
