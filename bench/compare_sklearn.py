@@ -2,14 +2,15 @@
 """torchlet train (default options) against scikit-learn on the same split of real tables.
 
 The tables: scikit-learn's bundled breast_cancer, wine and diabetes, with text categories and
-missing cells injected here (fixed seed), and the generated passengers.csv (classification)
-and houses.csv (regression) of tests/fixtures/make_table_fixtures.py. Every table is written
-as CSV and given to `torchlet train --data FILE --json` with no other option; scikit-learn
-gets the same test rows (train_test_split(test_size=0.2, random_state=42), torchlet's split)
-and its usual preprocessing: SimpleImputer (median, with missing indicators) and
-StandardScaler on numeric columns, SimpleImputer and OneHotEncoder(handle_unknown='ignore') on
-text ones; then MLPClassifier/MLPRegressor (defaults, random_state=0; the regressor's target
-standardised as torchlet's) and HistGradientBoosting (defaults). Prints one Markdown table:
+missing cells injected here (fixed seed), and the generated passengers.csv (classification),
+houses.csv and shops.csv (regression; shops has a 150-level column) of
+tests/fixtures/make_table_fixtures.py. Every table is written as CSV and given to `torchlet
+train --data FILE --json` with no other option; scikit-learn gets the same test rows
+(train_test_split(test_size=0.2, random_state=42), torchlet's split) and its usual
+preprocessing: SimpleImputer (median, with missing indicators) and StandardScaler on numeric
+columns, SimpleImputer and OneHotEncoder(handle_unknown='ignore') on text ones; then
+MLPClassifier/MLPRegressor (defaults, random_state=0; the regressor's target standardised as
+torchlet's) and HistGradientBoosting (defaults). Prints one Markdown table:
 accuracy or R² on the test rows and the training time of each.
 
     /usr/bin/python3 bench/compare_sklearn.py --torchlet build/torchlet
@@ -74,7 +75,7 @@ def tables():
                         ["cultivar_a", "cultivar_b", "cultivar_c"])
     yield sklearn_table("diabetes (sex as text, 10% missing in 3), regression",
                         datasets.load_diabetes, {1: ["female", "male"]}, [0, 2, 8])
-    for name in ["passengers.csv", "houses.csv"]:
+    for name in ["passengers.csv", "houses.csv", "shops.csv"]:
         with open(os.path.join(FIXTURES, name)) as f:
             rows = list(csv.reader(f))
         yield name + " (generated)", rows[0], rows[1:]

@@ -83,6 +83,25 @@ TEST(CliTable, InfersARegressionTargetAndReportsRmseMaeAndR2) {
   EXPECT_GT(std::stod(first), 100);
 }
 
+TEST(CliTable, AManyLevelColumnTrainsAnEmbeddingAndPredictsUnseenLevels) {
+  const auto dir = scratch_dir();
+  fs::copy_file(fixture("shops.csv"), dir / "s.csv");
+  const testing::CliRun train = run_cli("train --data s.csv --no-plot --save m.safetensors", dir);
+  ASSERT_EQ(train.status, 0) << train.err;
+  EXPECT_NE(train.out.find("levels -> embedding of 16"), std::string::npos) << train.out;
+  EXPECT_NE(train.out.find(", embedding shop "), std::string::npos) << train.out;
+  const auto r2 = train.out.find("test R²: ");
+  ASSERT_NE(r2, std::string::npos) << train.out;
+  EXPECT_GT(std::stod(train.out.substr(r2 + 10)), 0.8) << train.out;  // the shop effects learned
+  write(dir / "new.csv",
+        "price,temperature,promo,day,shop\n5,15,no,sat,shop010\n5,15,no,sat,shop999\n"
+        "5,15,no,sat,\n");
+  const testing::CliRun run = run_cli("predict --model m.safetensors --data new.csv", dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 4) << run.out;
+}
+
 TEST(CliTable, BadTablesAreRefusedInOneLineWithNothingWritten) {
   const auto dir = scratch_dir();
   write(dir / "one.csv", "x,city,y\n1,a,k\n2,b,k\n");
@@ -112,6 +131,9 @@ TEST(CliTable, BadTablesAreRefusedInOneLineWithNothingWritten) {
                  "--val-size: Expected a fraction in (0, "
                  "1), but got 1.5",
                  dir, "loss.svg");
+  expect_refused("train --data gap.csv --embedding-threshold -1",
+                 "--embedding-threshold: Expected a number of levels >= 0, but got -1", dir,
+                 "loss.svg");
   expect_refused("train --data gap.csv --loss huber",
                  "--loss: Expected mse (the default) with classification ('y': cross-entropy), "
                  "but got huber",

@@ -1,7 +1,8 @@
 // data::read_table and data::TableSchema: column types inferred and overridden, missing
 // markers, median imputation with indicators, one-hot levels with "(missing)", "(other)" and
-// the unknown slot, the task inferred from the label, the schema's JSON round trip, the
-// stratified split, and the one-line errors naming file, line and column.
+// the unknown slot, embedding indices for many levels, the task inferred from the label, the
+// schema's JSON round trip, the stratified split, and the one-line errors naming file, line and
+// column.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,12 +107,46 @@ TEST(Table, RareLevelsShareOtherBeyondTheOneHotLimit) {
   for (int k = 0; k < 40; ++k)
     for (int r = 0; r <= (k < 5 ? 3 : 1); ++r) csv += level(k) + "," + "ab"[r % 2] + "\n";
   data::Table t = data::read_table(write(dir, csv), {});
-  t.schema.fit(t.rows, t.header);
+  t.schema.fit(t.rows, t.header, 40);  // one-hot up to 40 levels
   const auto& levels = t.schema.columns[0].levels;
+  EXPECT_EQ(t.schema.columns[0].embedding_dim, 0);
   ASSERT_EQ(levels.size(), data::TableSchema::kMaxLevels + 1);
   EXPECT_EQ(levels.back(), "(other)");
   for (int k = 0; k < 5; ++k)  // the most frequent are kept
     EXPECT_NE(std::find(levels.begin(), levels.end(), level(k)), levels.end());
+}
+
+TEST(Table, AColumnWithManyLevelsIsAnEmbeddingIndexWithUnknownAndMissingRows) {
+  const auto dir = testing::scratch_dir();
+  std::string csv = "code,x,label\n";
+  for (int k = 0; k < 100; ++k) csv += level(k) + ",1," + "ab"[k % 2] + "\n";
+  csv += "NA,2,a\n";
+  data::Table t = data::read_table(write(dir, csv), {});
+  t.schema.fit(t.rows, t.header);
+  const data::TableColumn& code = t.schema.columns[0];
+  EXPECT_EQ(code.embedding_dim, 16);    // min(16, (102 + 1) / 2)
+  ASSERT_EQ(code.levels.size(), 102u);  // "(unknown)", 100 levels, "(missing)"
+  EXPECT_EQ(code.levels.front(), "(unknown)");
+  EXPECT_EQ(code.levels.back(), "(missing)");
+  EXPECT_EQ(t.schema.input_names(), (std::vector<std::string>{"x", "code (embedding index)"}));
+  EXPECT_EQ(t.schema.dense_width(), 1);
+  const data::CsvRow header{1, {"x", "code"}};
+  const std::vector<data::CsvRow> rows{
+      {2, {"3", level(0)}}, {3, {"4", "never seen"}}, {4, {"5", ""}}, {5, {"6", level(99)}}};
+  const auto at = [&](const std::string& name) {
+    return static_cast<float>(std::find(code.levels.begin(), code.levels.end(), name) -
+                              code.levels.begin());
+  };
+  EXPECT_EQ(t.schema.encode(header, rows, "new.csv").to_vector<float>(),
+            (std::vector<float>{3, at(level(0)), 4, 0, 5, 101, 6, at(level(99))}));
+  EXPECT_NE(t.schema.describe().find("102 levels -> embedding of 16"), std::string::npos);
+  const data::TableSchema back = data::TableSchema::from_json(t.schema.to_json(), "m");
+  EXPECT_EQ(back.columns[0].embedding_dim, 16);
+  EXPECT_EQ(back.encode(header, rows, "t").to_vector<float>(),
+            t.schema.encode(header, rows, "t").to_vector<float>());
+  t.schema.fit(t.rows, t.header, 200);  // a higher threshold keeps it one-hot
+  EXPECT_EQ(t.schema.columns[0].embedding_dim, 0);
+  EXPECT_EQ(t.schema.embedding_size(3), 2);
 }
 
 TEST(Table, ANumericLabelWithManyValuesIsARegressionTarget) {

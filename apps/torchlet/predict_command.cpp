@@ -21,6 +21,7 @@
 #include "torchlet/nn/checkpoint.h"
 #include "torchlet/train/models.h"
 #include "torchlet/train/saved_model.h"
+#include "torchlet/train/table_model.h"
 
 namespace torchlet::cli {
 namespace {
@@ -127,7 +128,10 @@ void write_predictions(const PredictArgs& a, const std::string& csv, int64_t row
 void run_predict(const PredictArgs& a) {
   if (a.given_out) prepare_outputs({{"--out", a.out}}, {{"--model", a.model}, {"--data", a.data}});
   const SavedModel saved = read_saved_model(a.model);
-  auto model = nn::make_mlp(saved.layers);
+  const std::shared_ptr<nn::Module> model =
+      saved.table
+          ? std::shared_ptr<nn::Module>(std::make_shared<TableModel>(*saved.table, saved.layers))
+          : nn::make_mlp(saved.layers);
   nn::load(*model, a.model);
   model->eval();
   const CsvTable table = read_csv_table(a.data);

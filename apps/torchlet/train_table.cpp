@@ -1,7 +1,9 @@
 // The table path of `torchlet train` (see train_table.h): read and type the file, split off
 // the test rows (scikit-learn's train_test_split) and a validation part of the training rows
-// (stratified for classification), fit the schema and the scaler on the rest, train an MLP
-// with early stopping on the validation loss, restore the best epoch, report, save.
+// (stratified for classification), fit the schema and the scaler on the rest, train the
+// table's model (an MLP, with embeddings for many-level columns) with early stopping on the
+// validation loss, then refit a fresh one on all the training rows for the best epoch's number
+// of epochs (or, --no-refit, restore the best epoch), report, save.
 #include "train_table.h"
 
 #include <fmt/core.h>
@@ -23,6 +25,7 @@
 #include "torchlet/train.h"
 #include "torchlet/train/models.h"
 #include "torchlet/train/saved_model.h"
+#include "torchlet/train/table_model.h"
 #include "torchlet/version.h"
 #include "train_report.h"
 
@@ -66,6 +69,48 @@ Tensor targets(const data::TableSchema& s, const std::vector<double>& values) {
   return tensor(scaled, {static_cast<int64_t>(scaled.size()), 1});
 }
 
+// The schema fitted to `rows` (vocabularies, medians; for regression the scaling of their
+// targets `y`), the scaler fitted to their inputs, and the inputs scaled.
+struct Fitted {
+  data::TableSchema schema;
+  data::ScalerParams scaler;
+  Tensor X;
+};
+
+Fitted fit_schema(data::TableSchema schema, const data::Table& t,
+                  const std::vector<data::CsvRow>& rows, const std::vector<double>& y,
+                  const TableTrainArgs& a) {
+  schema.fit(rows, t.header, a.table.embedding_threshold);
+  if (schema.task == "regression") {
+    double mean = 0.0, var = 0.0;
+    for (double v : y) mean += v / static_cast<double>(y.size());
+    for (double v : y) var += (v - mean) * (v - mean) / static_cast<double>(y.size());
+    schema.target_mean = mean, schema.target_scale = var > 0 ? std::sqrt(var) : 1.0;
+  }
+  const Tensor X = schema.encode(t.header, rows, a.data);
+  data::ScalerParams scaler = fit_table_scaler(schema, a.scale, X);
+  return {std::move(schema), scaler, scaler.transform(X)};
+}
+
+// A fresh model for `schema` (seeded by a.seed) on `device`: its MLP's widths, the model and
+// its optimizer.
+struct Model {
+  std::vector<int64_t> widths;
+  std::shared_ptr<TableModel> net;
+  std::unique_ptr<optim::Optimizer> optimizer;
+};
+
+Model make_model(const data::TableSchema& schema, const TableTrainArgs& a, const Device& device) {
+  Model m{.widths = {table_model_width(schema)}, .net = nullptr, .optimizer = nullptr};
+  m.widths.insert(m.widths.end(), a.hidden.begin(), a.hidden.end());
+  m.widths.push_back(schema.task == "regression" ? 1 : static_cast<int64_t>(schema.classes.size()));
+  manual_seed(a.seed);
+  m.net = std::make_shared<TableModel>(schema, m.widths);
+  m.net->to(device);
+  m.optimizer = make_optimizer(a.optimizer, m.net->parameters(), a.lr, a.momentum);
+  return m;
+}
+
 void check(const TableTrainArgs& a) {
   const TableCliOptions& t = a.table;
   TORCHLET_CHECK(std::isfinite(t.val_size) && t.val_size > 0 && t.val_size < 1,
@@ -76,6 +121,8 @@ void check(const TableTrainArgs& a) {
                  "--class-weight: Expected none or balanced, but got '", t.class_weight, "'");
   TORCHLET_CHECK(t.loss == "mse" || t.loss == "huber", "--loss: Expected mse or huber, but got '",
                  t.loss, "'");
+  TORCHLET_CHECK(t.embedding_threshold >= 0, "--embedding-threshold: Expected a number of ",
+                 "levels >= 0, but got ", t.embedding_threshold);
 }
 
 }  // namespace
@@ -90,6 +137,10 @@ void add_table_options(CLI::App* cmd, TableCliOptions& o) {
   cmd->add_option("--drop", o.drop, "Tables: columns to leave out, a,b");
   cmd->add_option("--na-values", o.na_values,
                   "Tables: cells read as missing, a,b (default: NA,NaN,null,? and empty cells)");
+  cmd->add_option("--embedding-threshold", o.embedding_threshold,
+                  "Tables: a categorical column with more levels than this gets a learned "
+                  "embedding (min(16, (levels + 1) / 2) wide) instead of one-hot inputs")
+      ->capture_default_str();
   cmd->add_option("--val-size", o.val_size,
                   "Tables: fraction of the training rows held out for validation")
       ->capture_default_str();
@@ -103,14 +154,17 @@ void add_table_options(CLI::App* cmd, TableCliOptions& o) {
   cmd->add_option("--plot-predictions", o.predictions_plot,
                   "Tables, regression: where to write predicted against true values (SVG)")
       ->capture_default_str();
+  cmd->add_flag("--no-refit", o.no_refit,
+                "Tables: keep the best epoch's weights of the validation run instead of "
+                "training a fresh model on all the training rows for that many epochs");
   cmd->add_flag("--strict", o.strict,
                 "Tables: refuse a row with an empty label instead of skipping it");
 }
 
 bool table_option_given(const std::set<std::string>& given) {
-  for (const char* option :
-       {"--task", "--categorical", "--numeric", "--drop", "--na-values", "--val-size", "--patience",
-        "--class-weight", "--loss", "--plot-predictions", "--strict"})
+  for (const char* option : {"--task", "--categorical", "--numeric", "--drop", "--na-values",
+                             "--embedding-threshold", "--val-size", "--patience", "--class-weight",
+                             "--loss", "--plot-predictions", "--no-refit", "--strict"})
     if (given.count(option)) return true;
   return false;
 }
@@ -125,13 +179,12 @@ void run_train_table(const TableTrainArgs& a) {
   if (!a.table.na_values.empty()) options.na_values = split_list(a.table.na_values);
   options.strict = a.table.strict;
   data::Table t = data::read_table(a.data, options);
-  data::TableSchema& schema = t.schema;
-  const bool regression = schema.task == "regression";
+  const bool regression = t.schema.task == "regression";
   TORCHLET_CHECK(!regression || a.table.class_weight == "none",
-                 "--class-weight: Expected none with a regression target ('", schema.label,
+                 "--class-weight: Expected none with a regression target ('", t.schema.label,
                  "'), but got ", a.table.class_weight);
   TORCHLET_CHECK(regression || a.table.loss == "mse", "--loss: Expected mse (the default) with ",
-                 "classification ('", schema.label, "': cross-entropy), but got ", a.table.loss);
+                 "classification ('", t.schema.label, "': cross-entropy), but got ", a.table.loss);
   const std::string predictions_plot = regression && !a.no_plot ? a.table.predictions_plot : "";
   if (!predictions_plot.empty())
     prepare_outputs({{"--plot-predictions", predictions_plot}},
@@ -161,30 +214,15 @@ void run_train_table(const TableTrainArgs& a) {
                                   test_rows = pick(t.rows, test_at);
   const std::vector<double> fit_y = pick(train_target, fit_at), val_y = pick(train_target, val_at),
                             test_y = pick(t.target, test_at);
-  schema.fit(fit_rows, t.header);
-  if (regression) {
-    double mean = 0.0, var = 0.0;
-    for (double y : fit_y) mean += y / static_cast<double>(fit_y.size());
-    for (double y : fit_y) var += (y - mean) * (y - mean) / static_cast<double>(fit_y.size());
-    schema.target_mean = mean, schema.target_scale = var > 0 ? std::sqrt(var) : 1.0;
-  }
-  Tensor X_fit = schema.encode(t.header, fit_rows, a.data);
-  const data::ScalerParams scaler = data::ScalerParams::fit(a.scale, X_fit);
-  X_fit = scaler.transform(X_fit);
-  const Tensor X_val = scaler.transform(schema.encode(t.header, val_rows, a.data));
-  const Tensor X_test = scaler.transform(schema.encode(t.header, test_rows, a.data));
+  // The schema, scaler and model of the validation run; with the refit, those of all the
+  // training rows replace them.
+  Fitted fitted = fit_schema(t.schema, t, fit_rows, fit_y, a);
+  const data::TableSchema& schema = fitted.schema;
+  const Tensor X_val = fitted.scaler.transform(schema.encode(t.header, val_rows, a.data));
   const Tensor y_fit = targets(schema, fit_y), y_val = targets(schema, val_y);
-
   const int64_t outputs = regression ? 1 : static_cast<int64_t>(schema.classes.size());
-  std::vector<int64_t> widths{schema.width()};
-  widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
-  widths.push_back(outputs);
   const Device device = resolve_device(a.device);
-  manual_seed(a.seed);
-  auto model = nn::make_mlp(widths);
-  model->to(device);
-  std::unique_ptr<optim::Optimizer> optimizer =
-      make_optimizer(a.optimizer, model->parameters(), a.lr, a.momentum);
+  Model model = make_model(schema, a, device);
 
   fmt::print(out,
              "data:      {}: {} rows, {} columns -> {} inputs, {}{}; {} train / {} "
@@ -195,12 +233,15 @@ void run_train_table(const TableTrainArgs& a) {
              val_rows.size(), test_rows.size());
   fmt::print(out, "schema:\n{}", schema.describe());
   int64_t n_params = 0;
-  for (const Tensor& p : model->parameters()) n_params += p.numel();
-  fmt::print(out,
-             "model:     MLP {} ({} parameters), {} lr {}, {}, at most {} epochs, patience {}\n",
-             fmt::join(widths, "-"), n_params, a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
-             a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
-             a.table.patience);
+  for (const Tensor& p : model.net->parameters()) n_params += p.numel();
+  std::string embeddings;
+  for (const data::TableColumn* c : schema.embedded())
+    embeddings += fmt::format(", embedding {} {}x{}", c->name, c->levels.size(), c->embedding_dim);
+  fmt::print(
+      out, "model:     MLP {}{} ({} parameters), {} lr {}, {}, at most {} epochs, patience {}\n",
+      fmt::join(model.widths, "-"), embeddings, n_params, a.optimizer == "sgd" ? "SGD" : "Adam",
+      a.lr, a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
+      a.table.patience);
   fmt::print(out, "device:    {}\n", device.str());
   flush_output(out, a.json ? "stderr" : "stdout");
 
@@ -216,7 +257,7 @@ void run_train_table(const TableTrainArgs& a) {
     weight = tensor(w, device);
   }
   TrainOptions o{.epochs = a.epochs,
-                 .batch_size = std::min<int64_t>(a.batch_size, X_fit.size(0)),
+                 .batch_size = std::min<int64_t>(a.batch_size, fitted.X.size(0)),
                  .seed = a.seed,
                  .record_every = 1};
   if (regression)
@@ -236,33 +277,61 @@ void run_train_table(const TableTrainArgs& a) {
     val_losses.push_back(info.val_loss().item());
     return true;
   };
-  const TrainResult fit = train(*model, *optimizer, X_fit.to(device), y_fit.to(device), o);
+  const TrainResult fit =
+      train(*model.net, *model.optimizer, fitted.X.to(device), y_fit.to(device), o);
+  // The refit: a fresh model on all the training rows (the validation rows included, their
+  // schema and scaler fitted anew) for the best epoch's number of epochs.
+  TrainResult refit;
+  const bool refitting = !a.table.no_refit && fit.stop != StopReason::NonFinite &&
+                         fit.stop != StopReason::StopFlag && fit.best_epoch > 0;
+  if (refitting) {
+    fitted = fit_schema(t.schema, t, train_rows, train_target, a);
+    model = make_model(schema, a, device);
+    TrainOptions r = o;
+    r.epochs = fit.best_epoch;
+    r.batch_size = std::min<int64_t>(a.batch_size, fitted.X.size(0));
+    r.val_input = Tensor(), r.val_target = Tensor();
+    r.patience = 0, r.restore_best = false, r.on_epoch = nullptr;
+    refit = train(*model.net, *model.optimizer, fitted.X.to(device),
+                  targets(schema, train_target).to(device), r);
+  }
   const int signal = StopSignals::received();
   const FinalWrites final_writes;
-  if (fit.stop == StopReason::NonFinite) {
-    fmt::print(stderr,
-               "torchlet: error: training stopped: the loss became {} at epoch {}. The learning "
-               "rate is probably too high: try a smaller --lr than {}; nothing written\n",
-               fit.nonfinite_loss, fit.nonfinite_epoch, a.lr);
-    throw ExitStatus{kExitNonFiniteLoss};
-  }
+  for (const TrainResult* run : {&fit, static_cast<const TrainResult*>(&refit)})
+    if (run->stop == StopReason::NonFinite) {
+      fmt::print(stderr,
+                 "torchlet: error: training stopped: the loss became {} at epoch {}. The "
+                 "learning rate is probably too high: try a smaller --lr than {}; nothing "
+                 "written\n",
+                 run->nonfinite_loss, run->nonfinite_epoch, a.lr);
+      throw ExitStatus{kExitNonFiniteLoss};
+    }
+  const Tensor X_test = fitted.scaler.transform(schema.encode(t.header, test_rows, a.data));
   Tensor predicted;
   {
     NoGradGuard no_grad;
-    model->eval();
-    predicted = (*model)(X_test.to(device)).to(kCPU);
+    model.net->eval();
+    predicted = (*model.net)(X_test.to(device)).to(kCPU);
   }
   fmt::print(out,
              "training:  {:.3f} s, {} epochs ({}); best validation loss {:.4f} at epoch {}{}\n",
              fit.train_s, fit.epochs_done,
              fit.stop == StopReason::EarlyStopping ? "early stopping" : "the --epochs bound",
-             fit.best_val_loss, fit.best_epoch, fit.restored ? ", its weights restored" : "");
+             fit.best_val_loss, fit.best_epoch,
+             refitting      ? ""
+             : fit.restored ? ", its weights restored"
+                            : "");
+  if (refitting)
+    fmt::print(out,
+               "refit:     {:.3f} s, {} epochs on all {} training rows (--no-refit: keep the "
+               "best epoch's weights)\n",
+               refit.train_s, refit.epochs_done, train_rows.size());
 
-  SavedModel card{.layers = widths,
+  SavedModel card{.layers = model.widths,
                   .features = schema.input_names(),
                   .classes = schema.classes,
-                  .scaler = scaler,
-                  .epochs = fit.epochs_done,
+                  .scaler = fitted.scaler,
+                  .epochs = refitting ? refit.epochs_done : fit.epochs_done,
                   .optimizer = a.optimizer,
                   .lr = a.lr,
                   .momentum = a.momentum,
@@ -277,7 +346,7 @@ void run_train_table(const TableTrainArgs& a) {
   run.losses = fit.losses;
   run.val_losses = val_losses;
   if (!a.save.empty()) {
-    nn::save(*model, *optimizer, a.save, to_metadata(card));
+    nn::save(*model.net, *model.optimizer, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} (epoch {})\n", a.save, fit.best_epoch);
   }
   nlohmann::json j{
@@ -292,13 +361,15 @@ void run_train_table(const TableTrainArgs& a) {
       {"train_rows", fit_rows.size()},
       {"val_rows", val_rows.size()},
       {"test_rows", test_rows.size()},
-      {"layers", widths},
+      {"layers", model.widths},
       {"parameters", n_params},
       {"epochs", fit.epochs_done},
       {"best_epoch", fit.best_epoch},
       {"best_val_loss", fit.best_val_loss},
       {"early_stopped", fit.stop == StopReason::EarlyStopping},
-      {"train_s", fit.train_s},
+      {"refit", refitting},
+      {"refit_epochs", refit.epochs_done},
+      {"train_s", fit.train_s + refit.train_s},  // the refit's included
       {"checkpoint", a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save)}};
   report_table_run(out, run, schema, predicted, test_y, j);
   if (a.json) print_json_line(j);

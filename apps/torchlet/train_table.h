@@ -9,18 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "torchlet/data/table.h"
+
 namespace torchlet::cli {
 
 // The options only tables take, registered on `train` by add_table_options.
 struct TableCliOptions {
   std::string task = "auto";
   std::string categorical, numeric, drop, na_values;
+  int64_t embedding_threshold = data::TableSchema::kEmbeddingThreshold;
   double val_size = 0.15;
   int64_t patience = 20;
   std::string class_weight = "none";
   std::string loss = "mse";
   std::string predictions_plot = "predictions.svg";
   bool strict = false;
+  bool no_refit = false;  // keep the validation run's best epoch instead of the refit
 };
 
 void add_table_options(CLI::App* cmd, TableCliOptions& options);

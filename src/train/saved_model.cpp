@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "torchlet/error.h"
+#include "torchlet/train/table_model.h"
 
 namespace torchlet {
 namespace {
@@ -173,13 +174,15 @@ SavedModel from_metadata(const nn::Metadata& metadata, const std::string& path) 
   if (table != metadata.end()) m.table = data::TableSchema::from_json(table->second, path);
   const bool regression = m.table && m.table->task == "regression";
   const std::size_t outputs = regression ? 1 : m.classes.size();
+  const auto inputs =
+      m.table ? static_cast<std::size_t>(table_model_width(*m.table)) : m.features.size();
   bool widths_ok = m.layers.size() >= 2;
   for (int64_t w : m.layers) widths_ok = widths_ok && w > 0;
-  TORCHLET_CHECK(widths_ok && static_cast<std::size_t>(m.layers.front()) == m.features.size() &&
+  TORCHLET_CHECK(widths_ok && static_cast<std::size_t>(m.layers.front()) == inputs &&
                      static_cast<std::size_t>(m.layers.back()) == outputs,
-                 path, ": Expected metadata 'layers' with widths > 0 from ", m.features.size(),
-                 " features to ", outputs, regression ? " output" : " classes", ", but got ",
-                 json(m.layers).dump());
+                 path, ": Expected metadata 'layers' with widths > 0 from ", inputs,
+                 m.table ? " inputs" : " features", " to ", outputs,
+                 regression ? " output" : " classes", ", but got ", json(m.layers).dump());
   TORCHLET_CHECK(!m.table || m.table->input_names() == m.features, path,
                  ": Expected metadata 'features' to be the inputs metadata 'table' makes");
   const std::size_t n = m.features.size();

@@ -11,10 +11,12 @@
 // Encoding, per column: a numeric one gives its value (a missing cell: the training median)
 // and, when the training rows had missing cells, a 0/1 missing-indicator column after it; a
 // boolean one (true/false, yes/no, t/f, y/n in any case) gives 0/1 the same way; a categorical
-// one gives one-hot columns, one per level seen in training (the kMaxLevels most frequent;
-// rarer ones share "(other)") and "(missing)" when training had missing cells. A category
-// never seen in training is the unknown slot: all of the column's one-hot inputs 0, never an
-// error.
+// one with at most `embedding_threshold` levels in training gives one-hot columns, one per level
+// seen (the kMaxLevels most frequent; rarer ones share "(other)") and "(missing)" when training
+// had missing cells; a category never seen in training is the unknown slot: all of the
+// column's one-hot inputs 0, never an error. A categorical column with more levels is one input
+// after all the others: the index of its level in a learned embedding (train/table_model.h),
+// whose row 0, "(unknown)", takes every category never seen in training.
 #pragma once
 
 #include <cstdint>
@@ -36,13 +38,20 @@ struct TableColumn {
   ColumnKind kind = ColumnKind::Numeric;
   double median = 0.0;     // numeric and boolean: the value of a missing cell
   bool indicator = false;  // numeric and boolean: a "<name> (missing)" input follows
-  // categorical: the one-hot levels in input order ("(other)" and "(missing)" included).
+  // categorical: the one-hot levels in input order ("(other)" and "(missing)" included), or
+  // the embedding's rows ("(unknown)" first, "(missing)" last when training had missing cells).
   std::vector<std::string> levels{};
+  // categorical: 0 for one-hot, else the size of the embedding of its levels.
+  int64_t embedding_dim = 0;
 };
 
 struct TableSchema {
   // The most one-hot levels of one column, "(other)" and "(missing)" aside.
   static constexpr int64_t kMaxLevels = 32;
+  // A categorical column with more levels than this in training gets an embedding.
+  static constexpr int64_t kEmbeddingThreshold = 32;
+  // The size of the embedding of `rows` levels: min(16, (rows + 1) / 2).
+  static int64_t embedding_size(int64_t rows);
 
   std::vector<TableColumn> columns;    // the feature columns, in the file's order
   std::vector<std::string> dropped;    // columns left out (--drop)
@@ -55,17 +64,24 @@ struct TableSchema {
   double target_mean = 0.0, target_scale = 1.0;
 
   // Fits the medians, indicators and vocabularies to `rows` (of the file the schema was read
-  // from: same header).
-  void fit(const std::vector<CsvRow>& rows, const CsvRow& header);
+  // from: same header); a categorical column with more than `embedding_threshold` levels gets
+  // an embedding.
+  void fit(const std::vector<CsvRow>& rows, const CsvRow& header,
+           int64_t embedding_threshold = kEmbeddingThreshold);
   // The inputs of `rows` [rows, width()] float32. Columns are found by name in `header` (any
   // order; columns the schema does not use are ignored). Throws torchlet::Error naming `path`,
   // the line and the column for a missing feature column or a ragged row; a numeric cell that
   // is not a number names its column and line too.
   Tensor encode(const CsvRow& header, const std::vector<CsvRow>& rows,
                 const std::string& path) const;
-  // The names of the inputs: "age", "age (missing)", "port=Southampton", ...
+  // The names of the inputs: "age", "age (missing)", "port=Southampton", ..., then one
+  // "city (embedding index)" per embedded column.
   std::vector<std::string> input_names() const;
   int64_t width() const;
+  // The embedded columns, in input order (their indices are the last inputs).
+  std::vector<const TableColumn*> embedded() const;
+  // The inputs before the embedding indices: width() - embedded().size().
+  int64_t dense_width() const;
   // The schema as lines for people: one per column, its type and encoding.
   std::string describe() const;
   bool is_missing(const std::string& cell) const;

@@ -17,6 +17,7 @@ using nlohmann::json;
 
 const char* const kOther = "(other)";
 const char* const kMissing = "(missing)";
+const char* const kUnknown = "(unknown)";
 
 // The median of `values` (not empty), as NumPy's: the mean of the two middle ones when even.
 double median(std::vector<double> values) {
@@ -51,7 +52,10 @@ bool TableSchema::is_missing(const std::string& cell) const {
                                      [&](const auto& na) { return lower(na) == word; });
 }
 
-void TableSchema::fit(const std::vector<CsvRow>& rows, const CsvRow& header) {
+int64_t TableSchema::embedding_size(int64_t rows) { return std::min<int64_t>(16, (rows + 1) / 2); }
+
+void TableSchema::fit(const std::vector<CsvRow>& rows, const CsvRow& header,
+                      int64_t embedding_threshold) {
   for (TableColumn& column : columns) {
     const std::size_t c = header_index(header, column.name);
     std::vector<double> values;
@@ -71,7 +75,14 @@ void TableSchema::fit(const std::vector<CsvRow>& rows, const CsvRow& header) {
       }
     }
     column.levels.clear();
-    if (column.kind == ColumnKind::Categorical) {
+    column.embedding_dim = 0;
+    if (column.kind == ColumnKind::Categorical &&
+        static_cast<int64_t>(counts.size()) > embedding_threshold) {
+      column.levels.emplace_back(kUnknown);
+      for (const auto& entry : counts) column.levels.push_back(entry.first);  // sorted
+      if (missing > 0) column.levels.emplace_back(kMissing);
+      column.embedding_dim = embedding_size(static_cast<int64_t>(column.levels.size()));
+    } else if (column.kind == ColumnKind::Categorical) {
       std::vector<std::pair<int64_t, std::string>> by_count;
       for (const auto& [level, n] : counts) by_count.emplace_back(-n, level);
       std::sort(by_count.begin(), by_count.end());  // most frequent first, ties by name
@@ -101,17 +112,24 @@ Tensor TableSchema::encode(const CsvRow& header, const std::vector<CsvRow>& rows
     TORCHLET_CHECK(false, path, ":", header.line, ": Expected the model's feature column",
                    absent.size() > 1 ? "s " : " ", names, ", but the header has no such column");
   }
-  const int64_t w = width();
+  const int64_t w = width(), dense = dense_width();
   std::vector<float> out(rows.size() * static_cast<std::size_t>(w), 0.0f);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const CsvRow& row = rows[r];
     TORCHLET_CHECK(row.fields.size() == header.fields.size(), path, ":", row.line, ": Expected ",
                    header.fields.size(), " fields as in the header, but got ", row.fields.size());
     float* x = out.data() + r * static_cast<std::size_t>(w);
+    float* index = x + dense;  // the embedded columns' level indices
     for (std::size_t k = 0; k < columns.size(); ++k) {
       const TableColumn& column = columns[k];
       const std::string& cell = row.fields[at[k]];
       const bool missing = is_missing(cell);
+      if (column.embedding_dim > 0) {
+        const auto& levels = column.levels;
+        const auto found = std::find(levels.begin(), levels.end(), missing ? kMissing : cell);
+        *index++ = found == levels.end() ? 0.0f : static_cast<float>(found - levels.begin());
+        continue;
+      }
       if (column.kind == ColumnKind::Categorical) {
         const auto& levels = column.levels;
         auto found = std::find(levels.begin(), levels.end(), missing ? kMissing : cell);
@@ -141,6 +159,7 @@ Tensor TableSchema::encode(const CsvRow& header, const std::vector<CsvRow>& rows
 std::vector<std::string> TableSchema::input_names() const {
   std::vector<std::string> names;
   for (const TableColumn& column : columns) {
+    if (column.embedding_dim > 0) continue;
     if (column.kind == ColumnKind::Categorical) {
       for (const std::string& level : column.levels) names.push_back(column.name + "=" + level);
       continue;
@@ -148,17 +167,31 @@ std::vector<std::string> TableSchema::input_names() const {
     names.push_back(column.name);
     if (column.indicator) names.push_back(column.name + " (missing)");
   }
+  for (const TableColumn* column : embedded()) names.push_back(column->name + " (embedding index)");
   return names;
 }
 
 int64_t TableSchema::width() const { return static_cast<int64_t>(input_names().size()); }
+
+std::vector<const TableColumn*> TableSchema::embedded() const {
+  std::vector<const TableColumn*> out;
+  for (const TableColumn& column : columns)
+    if (column.embedding_dim > 0) out.push_back(&column);
+  return out;
+}
+
+int64_t TableSchema::dense_width() const {
+  return width() - static_cast<int64_t>(embedded().size());
+}
 
 std::string TableSchema::describe() const {
   std::ostringstream out;
   out << std::left;
   for (const TableColumn& column : columns) {
     out << "  " << std::setw(20) << column.name << " " << std::setw(11) << kind_name(column.kind);
-    if (column.kind == ColumnKind::Categorical)
+    if (column.embedding_dim > 0)
+      out << " " << column.levels.size() << " levels -> embedding of " << column.embedding_dim;
+    else if (column.kind == ColumnKind::Categorical)
       out << " " << column.levels.size() << " one-hot levels";
     else
       out << " missing -> median " << column.median << (column.indicator ? " + indicator" : "");
@@ -178,7 +211,8 @@ std::string TableSchema::to_json() const {
                     {"kind", kind_name(c.kind)},
                     {"median", c.median},
                     {"indicator", c.indicator},
-                    {"levels", c.levels}});
+                    {"levels", c.levels},
+                    {"embedding_dim", c.embedding_dim}});
   return json{{"columns", cols},
               {"dropped", dropped},
               {"na_values", na_values},
@@ -206,6 +240,11 @@ TableSchema TableSchema::from_json(const std::string& text, const std::string& p
       column.median = c.at("median").get<double>();
       column.indicator = c.at("indicator").get<bool>();
       column.levels = c.at("levels").get<std::vector<std::string>>();
+      column.embedding_dim = c.value("embedding_dim", int64_t{0});  // absent before embeddings
+      TORCHLET_CHECK(
+          column.embedding_dim == 0 || (column.kind == ColumnKind::Categorical &&
+                                        column.embedding_dim > 0 && !column.levels.empty()),
+          "embedding_dim ", column.embedding_dim, " of '", column.name, "'");
       s.columns.push_back(std::move(column));
     }
     s.dropped = j.at("dropped").get<std::vector<std::string>>();
