@@ -1,7 +1,7 @@
 // float64 (kFloat64, kDouble): PyTorch's type promotion and the result dtypes of ops on mixed
 // operands (tests/fixtures/ops_golden.json "promotion", from torch.promote_types), item<double>
-// and to(dtype) round trips, the factories, autograd across dtypes, Module::to(kFloat64), and the
-// refusals.
+// and to(dtype) round trips, the factories, autograd across dtypes, Module::to(kFloat64),
+// optimizer state following its parameters' dtype, and the refusals.
 #include <cmath>
 #include <limits>
 
@@ -143,17 +143,36 @@ TEST(Float64, OpsWithoutFloat64SayWhatTheyExpect) {
   const Tensor image = zeros({1, 1, 3, 3}, kFloat64), kernel = zeros({1, 1, 2, 2});
   EXPECT_EQ(testing::error_of([&] { conv2d(image, kernel); }),
             "conv2d: Expected argument 'input' to have dtype float32, but got float64");
-  Tensor p = zeros({2}, kFloat64);
-  p.set_requires_grad(true);
-  EXPECT_EQ(testing::error_of([&] { optim::SGD({p}, 0.1); }),
-            "Optimizer: Expected float32 leaf tensors as parameters, but parameter 0 is not (a "
-            "leaf of dtype float64)");
+  EXPECT_EQ(testing::error_of([] { optim::SGD({zeros({2}, kInt64)}, 0.1); }),
+            "Optimizer: Expected float32 or float64 leaf tensors as parameters, but parameter 0 "
+            "is not (a leaf of dtype int64)");
   EXPECT_EQ(testing::error_of([] {
               matmul(zeros({2, 2}, kFloat64), zeros({2, 2}));
             }),
             "matmul: Expected argument 'other' to have dtype float64, but got float32");
   EXPECT_EQ(testing::error_of([] { nn::Linear(2, 2).to(kInt64); }),
             "Module::to: Expected dtype float32 or float64, but got int64");
+}
+
+// Optimizer state made in float32 follows its parameter to float64 (and back) with the model.
+TEST(Float64, OptimizerStateFollowsTheParametersDtype) {
+  manual_seed(12);
+  nn::Linear layer(3, 2);
+  optim::SGD opt(layer.parameters(), 0.1, 0.9);
+  const auto step = [&](DType dtype) {
+    opt.zero_grad();
+    layer(ones({4, 3}, dtype)).sum().backward();
+    opt.step();
+    for (const auto& entry : opt.state_dict())
+      EXPECT_EQ(entry.at("momentum_buffer").dtype(), dtype);
+  };
+  step(kFloat32);  // every gradient element is 4 (four rows of ones): the buffer is 4
+  layer.to(kFloat64);
+  step(kFloat64);  // carried over, not restarted: 0.9 * 4 + 4
+  for (double b : opt.state_dict()[0].at("momentum_buffer").to_vector<double>())
+    EXPECT_NEAR(b, 7.6, 1e-12);
+  layer.to(kFloat32);
+  step(kFloat32);
 }
 
 }  // namespace
