@@ -1,6 +1,7 @@
 // float64 (kFloat64, kDouble): PyTorch's type promotion and the result dtypes of ops on mixed
 // operands (tests/fixtures/ops_golden.json "promotion", from torch.promote_types), item<double>
-// and to(dtype) round trips, the factories, autograd across dtypes, Module::to(kFloat64), and the
+// and to(dtype) round trips, the factories, autograd across dtypes, Module::to(kFloat64),
+// optimizer state following its parameters' dtype, a converted model trained end to end, and the
 // refusals.
 #include <cmath>
 #include <limits>
@@ -139,21 +140,77 @@ TEST(Float64, ModuleToFloat64ConvertsParametersAndRunsInDouble) {
   EXPECT_EQ(held.grad().dtype(), kFloat32);
 }
 
-TEST(Float64, OpsWithoutFloat64SayWhatTheyExpect) {
+TEST(Float64, MixedAndUnsupportedDtypesSayWhatTheyExpect) {
   const Tensor image = zeros({1, 1, 3, 3}, kFloat64), kernel = zeros({1, 1, 2, 2});
   EXPECT_EQ(testing::error_of([&] { conv2d(image, kernel); }),
-            "conv2d: Expected argument 'input' to have dtype float32, but got float64");
-  Tensor p = zeros({2}, kFloat64);
-  p.set_requires_grad(true);
-  EXPECT_EQ(testing::error_of([&] { optim::SGD({p}, 0.1); }),
-            "Optimizer: Expected float32 leaf tensors as parameters, but parameter 0 is not (a "
-            "leaf of dtype float64)");
+            "conv2d: Expected argument 'weight' to have dtype float64, but got float32");
+  EXPECT_EQ(testing::error_of([] { optim::SGD({zeros({2}, kInt64)}, 0.1); }),
+            "Optimizer: Expected float32 or float64 leaf tensors as parameters, but parameter 0 "
+            "is not (a leaf of dtype int64)");
   EXPECT_EQ(testing::error_of([] {
               matmul(zeros({2, 2}, kFloat64), zeros({2, 2}));
             }),
             "matmul: Expected argument 'other' to have dtype float64, but got float32");
   EXPECT_EQ(testing::error_of([] { nn::Linear(2, 2).to(kInt64); }),
             "Module::to: Expected dtype float32 or float64, but got int64");
+}
+
+// A PyTorch user's model.to(torch.float64) program: a small CNN (Conv2d, BatchNorm2d, ReLU,
+// MaxPool2d, Dropout, Flatten, Linear) whose optimizer was made before the conversion, trained
+// with AdamW, StepLR and clip_grad_norm_ on a fixed batch: everything stays float64
+// (parameters, gradients, optimizer state, running statistics) and the loss falls.
+TEST(Float64, AModelConvertedToFloat64TrainsEndToEnd) {
+  manual_seed(11);
+  nn::Sequential model(std::make_shared<nn::Conv2d>(1, 4, 3, 1, 1),
+                       std::make_shared<nn::BatchNorm2d>(4), std::make_shared<nn::ReLU>(),
+                       std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Dropout>(0.1),
+                       std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(36, 3));
+  optim::AdamW opt(model.parameters(), 0.05);
+  optim::StepLR scheduler(opt, 10, 0.5);
+  model.to(kFloat64);
+  const Tensor x = randn({8, 1, 6, 6}).to(kFloat64);
+  const Tensor y = randint(0, 3, {8});
+  double first = 0.0, last = 0.0;
+  for (int step = 0; step < 30; ++step) {
+    opt.zero_grad();
+    const Tensor loss = cross_entropy(model(x), y);
+    ASSERT_EQ(loss.dtype(), kFloat64);
+    loss.backward();
+    EXPECT_EQ(nn::utils::clip_grad_norm_(model.parameters(), 5.0).dtype(), kFloat64);
+    opt.step();
+    scheduler.step();
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  EXPECT_LT(last, 0.25 * first);
+  for (const Tensor& p : model.parameters()) {
+    EXPECT_EQ(p.dtype(), kFloat64);
+    EXPECT_EQ(p.grad().dtype(), kFloat64);
+  }
+  for (const auto& [name, b] : model.named_buffers())
+    EXPECT_EQ(b.dtype(), name.ends_with("num_batches_tracked") ? kInt64 : kFloat64) << name;
+  for (const auto& entry : opt.state_dict())
+    for (const auto& [key, t] : entry) EXPECT_EQ(t.dtype(), key == "step" ? kInt64 : kFloat64);
+}
+
+// Optimizer state made in float32 follows its parameter to float64 (and back) with the model.
+TEST(Float64, OptimizerStateFollowsTheParametersDtype) {
+  manual_seed(12);
+  nn::Linear layer(3, 2);
+  optim::SGD opt(layer.parameters(), 0.1, 0.9);
+  const auto step = [&](DType dtype) {
+    opt.zero_grad();
+    layer(ones({4, 3}, dtype)).sum().backward();
+    opt.step();
+    for (const auto& entry : opt.state_dict())
+      EXPECT_EQ(entry.at("momentum_buffer").dtype(), dtype);
+  };
+  step(kFloat32);  // every gradient element is 4 (four rows of ones): the buffer is 4
+  layer.to(kFloat64);
+  step(kFloat64);  // carried over, not restarted: 0.9 * 4 + 4
+  for (double b : opt.state_dict()[0].at("momentum_buffer").to_vector<double>())
+    EXPECT_NEAR(b, 7.6, 1e-12);
+  layer.to(kFloat32);
+  step(kFloat32);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The layers of issue 14 against PyTorch (LayerNorm, BatchNorm1d/2d: outputs, gradients, running
-// statistics and eval outputs from tests/fixtures/ops_golden.json), the activation modules,
+// statistics and eval outputs from tests/fixtures/ops_golden.json; with GroupNorm again after
+// Module::to(kFloat64), running statistics as float64 buffers), the activation modules,
 // buffers, state_dict()/load_state_dict(), and the module tree printed as PyTorch's repr.
 #include <sstream>
 
@@ -10,42 +11,69 @@ namespace torchlet {
 namespace {
 
 using testing::all_close;
-using testing::floats;
 
 std::shared_ptr<nn::Module> make(const std::string& name) {
   if (name == "layer_norm") return std::make_shared<nn::LayerNorm>(std::vector<int64_t>{3});
   if (name == "layer_norm_2d") return std::make_shared<nn::LayerNorm>(std::vector<int64_t>{2, 3});
+  if (name == "group_norm") return std::make_shared<nn::GroupNorm>(2, 4);
   if (name == "batch_norm_1d") return std::make_shared<nn::BatchNorm1d>(3);
   return std::make_shared<nn::BatchNorm2d>(3, 1e-5, 0.3);
 }
 
-TEST(NnLayers, NormsMatchPyTorchInTrainingAndEval) {
-  for (const nlohmann::json& e : testing::ops_golden()["norms"]) {
+// Every norm row in T's precision (testing::Golden); in float64 the module is converted first.
+template <typename T>
+void expect_norms_match_pytorch() {
+  using G = testing::Golden<T>;
+  for (const nlohmann::json& e : G::section("norms")) {
     const std::string name = e["name"];
     SCOPED_TRACE(name);
     auto m = make(name);
+    m->to(dtype_of<T>());
     auto params = m->parameters();
     ASSERT_EQ(params.size(), e["params"].size());
     {
       NoGradGuard no_grad;
       for (std::size_t i = 0; i < params.size(); ++i)
-        params[i].copy_(tensor(floats(e["params"][i]), params[i].shape()));
+        params[i].copy_(tensor(G::values(e["params"][i]), params[i].shape()));
     }
-    Tensor x = tensor(floats(e["x"]), Shape(e["shape"].get<std::vector<int64_t>>()));
+    Tensor x = tensor(G::values(e["x"]), Shape(e["shape"].get<std::vector<int64_t>>()));
     x.set_requires_grad(true);
     Tensor out = (*m)(x);
-    EXPECT_TRUE(all_close(out.to_vector<float>(), floats(e["out"]), 1e-5, 1e-5));
-    (out * tensor(floats(e["w"]), out.shape())).sum().backward();
-    EXPECT_TRUE(all_close(x.grad().to_vector<float>(), floats(e["grad"]), 1e-5, 1e-5));
+    EXPECT_EQ(out.dtype(), dtype_of<T>());
+    EXPECT_TRUE(all_close(out.to_vector<T>(), G::values(e["out"]), G::tol, G::tol));
+    (out * tensor(G::values(e["w"]), out.shape())).sum().backward();
+    EXPECT_TRUE(all_close(x.grad().to_vector<T>(), G::values(e[G::grad_key]), G::tol, G::tol));
     if (!e.contains("running_mean")) continue;
     const auto buffers = m->named_buffers();
     ASSERT_EQ(buffers.size(), 3u);
     EXPECT_EQ(buffers[0].first, "running_mean");
-    EXPECT_TRUE(all_close(buffers[0].second.to_vector<float>(), floats(e["running_mean"]), 1e-6));
-    EXPECT_TRUE(all_close(buffers[1].second.to_vector<float>(), floats(e["running_var"]), 1e-6));
+    EXPECT_EQ(buffers[0].second.dtype(), dtype_of<T>());
+    const double atol = G::f64 ? 1e-13 : 1e-6, rtol = G::f64 ? 1e-13 : 1e-5;
+    EXPECT_TRUE(
+        all_close(buffers[0].second.to_vector<T>(), G::values(e["running_mean"]), atol, rtol));
+    EXPECT_TRUE(
+        all_close(buffers[1].second.to_vector<T>(), G::values(e["running_var"]), atol, rtol));
     EXPECT_EQ(buffers[2].second.item<int64_t>(), 1);  // num_batches_tracked
     m->eval();
-    EXPECT_TRUE(all_close((*m)(x.detach()).to_vector<float>(), floats(e["eval_out"]), 1e-5, 1e-5));
+    EXPECT_TRUE(
+        all_close((*m)(x.detach()).to_vector<T>(), G::values(e["eval_out"]), G::tol, G::tol));
+  }
+}
+
+TEST(NnLayers, NormsMatchPyTorchInTrainingAndEval) { expect_norms_match_pytorch<float>(); }
+
+TEST(NnLayers, NormsMatchPyTorchInFloat64) { expect_norms_match_pytorch<double>(); }
+
+// Central differences of each float64 norm in training mode (its batch statistics).
+TEST(NnLayers, NormGradientsMatchCentralDifferencesInFloat64) {
+  for (const nlohmann::json& e : testing::ops_golden()["float64"]["norms"]) {
+    const std::string name = e["name"];
+    auto m = make(name);
+    m->to(kFloat64);
+    testing::expect_gradients_match<double>(
+        [&](const auto& v) { return (*m)(v[0]); },
+        {tensor(e["x"].get<std::vector<double>>(), Shape(e["shape"].get<std::vector<int64_t>>()))},
+        name, 1e-6, 1e-7);
   }
 }
 

@@ -2,7 +2,8 @@
 // (tests/fixtures/optim_golden.json, made by make_optim_golden.py there): every optimizer and
 // option for four steps on fixed parameters and gradients, parameter groups with their own
 // options, every scheduler's lr (and OneCycleLR's momentum) for 25 epochs, and
-// clip_grad_norm_ / clip_grad_value_.
+// clip_grad_norm_ / clip_grad_value_; the optimizers, clipping and a scheduled SGD again on
+// float64 parameters, at float64's tolerance.
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -27,14 +28,32 @@ const json& golden() {
   return data;
 }
 
-std::vector<Tensor> fixed_params() {
+std::vector<Tensor> fixed_params(DType dtype = kFloat32) {
   std::vector<Tensor> params;
   const json& g = golden();
   for (std::size_t i = 0; i < g["shapes"].size(); ++i)
     params.push_back(tensor(g["params"][i].get<std::vector<float>>(),
                             Shape(g["shapes"][i].get<std::vector<int64_t>>()))
+                         .to(dtype)
                          .requires_grad_());
   return params;
+}
+
+// Step `step`'s fixed gradients (of the golden file) on the parameters, in their dtype.
+void set_grads(std::vector<Tensor>& params, std::size_t step) {
+  for (std::size_t i = 0; i < params.size(); ++i)
+    params[i].set_grad(
+        tensor(golden()["grads"][step][i].get<std::vector<float>>(), params[i].shape())
+            .to(params[i].dtype()));
+}
+
+// Each parameter equals PyTorch's `want` (one list per parameter) to `tolerance`.
+void expect_params(const std::vector<Tensor>& params, const json& want, double tolerance,
+                   const std::string& what) {
+  for (std::size_t i = 0; i < params.size(); ++i)
+    EXPECT_TRUE(testing::all_close(params[i].to(kFloat64).to_vector<double>(),
+                                   want[i].get<std::vector<double>>(), tolerance, tolerance))
+        << what << " parameter " << i << " (" << params[i].dtype() << ")";
 }
 
 double get(const json& o, const char* key, double fallback) {
@@ -67,11 +86,13 @@ std::unique_ptr<optim::Optimizer> make(const std::string& name, std::vector<Tens
       get(o, "initial_accumulator_value", 0.0), get(o, "eps", 1e-10), maximize);
 }
 
-CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
+// Every optimizer configuration of the golden file for its four steps on parameters of
+// `dtype`, against `after` (name -> per step, per parameter values).
+void expect_optimizers_match(DType dtype, const json& after, double tolerance) {
   const json& g = golden();
   ASSERT_EQ(g["optimizers"].size(), 14u);
   for (const auto& [name, config] : g["optimizers"].items()) {
-    std::vector<Tensor> params = fixed_params();
+    std::vector<Tensor> params = fixed_params(dtype);
     std::unique_ptr<optim::Optimizer> opt;
     if (config["second"].is_null()) {
       opt = make(name, params, config["options"]);
@@ -91,18 +112,24 @@ CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
       ASSERT_EQ(opt->param_groups().size(), 2u);
       EXPECT_EQ(opt->parameters().size(), params.size());
     }
-    for (std::size_t step = 0; step < config["after"].size(); ++step) {
-      for (std::size_t i = 0; i < params.size(); ++i)
-        params[i].set_grad(
-            tensor(g["grads"][step][i].get<std::vector<float>>(), params[i].shape()));
+    for (std::size_t step = 0; step < after[name].size(); ++step) {
+      set_grads(params, step);
       opt->step();
-      for (std::size_t i = 0; i < params.size(); ++i)
-        EXPECT_TRUE(testing::all_close(params[i].to_vector<float>(),
-                                       config["after"][step][i].get<std::vector<float>>(), 2e-6,
-                                       2e-6))
-            << name << " step " << step + 1 << " parameter " << i;
+      expect_params(params, after[name][step], tolerance,
+                    name + " step " + std::to_string(step + 1));
     }
+    for (const Tensor& p : params) EXPECT_EQ(p.dtype(), dtype) << name;
   }
+}
+
+CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorch) {
+  json after;
+  for (const auto& [name, config] : golden()["optimizers"].items()) after[name] = config["after"];
+  expect_optimizers_match(kFloat32, after, 2e-6);
+}
+
+CONFORMANCE_TEST(OptimGolden, EveryOptimizerAndOptionMatchesPyTorchInFloat64) {
+  expect_optimizers_match(kFloat64, golden()["float64"]["optimizers"], 1e-12);
 }
 
 NON_TABLE_TEST(OptimGolden, ParamGroupsAreReadableAndWritable) {
@@ -130,23 +157,44 @@ NON_TABLE_TEST(OptimGolden, ParamGroupsAreReadableAndWritable) {
             "Adagrad: Expected eps >= 0, but got -1");
 }
 
-CONFORMANCE_TEST(OptimGolden, ClipGradNormAndValueMatchPyTorch) {
-  const json& g = golden();
-  for (const auto& [name, config] : g["clip"].items()) {
-    std::vector<Tensor> params = fixed_params();
-    for (std::size_t i = 0; i < params.size(); ++i)
-      params[i].set_grad(tensor(g["grads"][0][i].get<std::vector<float>>(), params[i].shape()));
+// clip_grad_norm_ and clip_grad_value_ on the first step's gradients in `dtype`, against `clip`.
+void expect_clipping_matches(DType dtype, const json& clip, double tolerance) {
+  for (const auto& [name, config] : clip.items()) {
+    std::vector<Tensor> params = fixed_params(dtype);
+    set_grads(params, 0);
     if (name == "value") {
       nn::utils::clip_grad_value_(params, config["clip_value"].get<double>());
     } else {
       const double p = config["norm_type"] == "inf" ? INFINITY : config["norm_type"].get<double>();
       const Tensor total = nn::utils::clip_grad_norm_(params, config["max_norm"].get<double>(), p);
-      EXPECT_NEAR(total.item<double>(), config["total"].get<double>(), 1e-5) << name;
+      EXPECT_EQ(total.dtype(), dtype) << name;
+      EXPECT_NEAR(total.item<double>(), config["total"].get<double>(), 10 * tolerance) << name;
     }
-    for (std::size_t i = 0; i < params.size(); ++i)
-      EXPECT_TRUE(testing::all_close(params[i].grad().to_vector<float>(),
-                                     config["grads"][i].get<std::vector<float>>(), 1e-6, 1e-6))
-          << name << " parameter " << i;
+    std::vector<Tensor> grads;
+    for (const Tensor& p : params) grads.push_back(p.grad());
+    expect_params(grads, config["grads"], tolerance, name + " gradient of");
+  }
+}
+
+CONFORMANCE_TEST(OptimGolden, ClipGradNormAndValueMatchPyTorch) {
+  expect_clipping_matches(kFloat32, golden()["clip"], 1e-6);
+}
+
+CONFORMANCE_TEST(OptimGolden, ClipGradNormAndValueMatchPyTorchInFloat64) {
+  expect_clipping_matches(kFloat64, golden()["float64"]["clip"], 1e-13);
+}
+
+// A float64 SGD with momentum whose lr StepLR halves every two epochs, as PyTorch's.
+NON_TABLE_TEST(OptimGolden, StepLrDrivesAFloat64OptimizerAsInPyTorch) {
+  std::vector<Tensor> params = fixed_params(kFloat64);
+  optim::SGD opt(params, 0.1, 0.9);
+  optim::StepLR scheduler(opt, 2, 0.5);
+  const json& after = golden()["float64"]["step_lr_sgd"];
+  for (std::size_t epoch = 0; epoch < after.size(); ++epoch) {
+    set_grads(params, epoch);
+    opt.step();
+    scheduler.step();
+    expect_params(params, after[epoch], 1e-13, "epoch " + std::to_string(epoch + 1));
   }
 }
 

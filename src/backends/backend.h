@@ -41,10 +41,14 @@ struct IndexLoop {
   int64_t dim_size;
 };
 
+// The optimizer options are doubles, as PyTorch's hyperparameters: a kernel rounds them to
+// the parameters' element type (so float32 steps use the float values they always did) and
+// computes the per-step scalars (bias corrections, decay factors) in double.
+
 // SGD without dampening: the momentum buffer starts at zero, so momentum * buf + d on the
 // first step is PyTorch's buf = d. maximize: the gradient's negation is used.
 struct SgdOptions {
-  float lr, momentum, weight_decay;
+  double lr, momentum, weight_decay;
   bool nesterov;
   bool maximize = false;
 };
@@ -52,7 +56,7 @@ struct SgdOptions {
 // Adam; decoupled: AdamW's weight decay (param *= 1 - lr * weight_decay before the update)
 // instead of Adam's (weight_decay * param added to the gradient).
 struct AdamOptions {
-  float lr, beta1, beta2, eps, weight_decay;
+  double lr, beta1, beta2, eps, weight_decay;
   bool decoupled = false;
   bool maximize = false;
 };
@@ -60,28 +64,30 @@ struct AdamOptions {
 // RMSprop: state1 square_avg, state2 the momentum buffer (null without momentum), state3
 // grad_avg (null unless centered); all start at zero.
 struct RmspropOptions {
-  float lr, alpha, eps, weight_decay, momentum;
+  double lr, alpha, eps, weight_decay, momentum;
   bool centered, maximize;
 };
 
 // Adagrad: state1 the sum of squared gradients (initial_accumulator_value before the first
 // step); step as Adam's, for the decayed lr / (1 + (step - 1) * lr_decay).
 struct AdagradOptions {
-  float lr, lr_decay, weight_decay, eps;
+  double lr, lr_decay, weight_decay, eps;
   bool maximize;
 };
 
 // One parameter's share of an optimizer update: the update of all parameters is one call
-// (one launch on CUDA), not one per parameter.
+// (one launch on CUDA per element type), not one per parameter. param, grad and the states
+// hold `dtype` elements (float32 or float64).
 struct ParamUpdate {
-  float* param;
-  const float* grad;
-  float* state1;  // SGD: the momentum buffer (null without momentum); Adam: exp_avg
-  float* state2;  // Adam: exp_avg_sq; SGD: unused
+  void* param;
+  const void* grad;
+  void* state1;   // SGD: the momentum buffer (null without momentum); Adam: exp_avg
+  void* state2;   // Adam: exp_avg_sq; SGD: unused
   int64_t* step;  // Adam: the steps so far (device memory, one int64): the kernel adds one,
                   // then uses it for the bias corrections (Adagrad: for its lr decay); SGD: unused
   int64_t n;
-  float* state3 = nullptr;  // RMSprop: grad_avg; others: unused
+  void* state3 = nullptr;  // RMSprop: grad_avg; others: unused
+  DType dtype = DType::Float32;
 };
 
 // One training step's forward, loss and backward of an MLP: Linear layers of widths[0] ->

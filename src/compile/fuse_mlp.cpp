@@ -175,12 +175,12 @@ std::function<void()> fuse_mlp(const std::vector<RecordedCall>& calls, backend::
   const RecordedCall* sgd = at.next(Kind::SgdStep);
   if (!sgd || !at.done() || !updates_the_layers(*sgd, layers)) return {};
   const backend::SgdOptions& o = sgd->sgd;
-  if (o.momentum == 0.0f && !o.maximize) {  // the fused kernel's plain SGD
-    return
-        [kernels, fused = FusedStep(layers, *ce), update = backend::MlpSgd{o.lr, o.weight_decay}] {
-          const backend::MlpStep s = fused.get();
-          kernels->mlp_sgd_steps(s, update, 1, s.loss);
-        };
+  if (o.momentum == 0.0 && !o.maximize) {  // the fused kernel's plain SGD
+    const backend::MlpSgd update{static_cast<float>(o.lr), static_cast<float>(o.weight_decay)};
+    return [kernels, fused = FusedStep(layers, *ce), update] {
+      const backend::MlpStep s = fused.get();
+      kernels->mlp_sgd_steps(s, update, 1, s.loss);
+    };
   }
   return [kernels, &target, fused = FusedStep(layers, *ce), updates = sgd->updates, o] {
     kernels->mlp_step(fused.get());

@@ -3,7 +3,8 @@
 // [out_channels, images * pixels], which one elementwise pass turns into NCHW while adding the
 // bias. The backward runs the same steps in reverse: dW = dY col^T, dcol = W^T dY then col2im,
 // db = sums of dY. Images go through in chunks that keep col under kColFloats, so a large batch
-// needs no large workspace; the backward recomputes col rather than keeping it.
+// needs no large workspace; the backward recomputes col rather than keeping it. float64 runs
+// the same layout composed (ops::unfold_windows and one matmul), its gradients from those ops.
 #include <algorithm>
 
 #include "autograd/node.h"
@@ -63,6 +64,16 @@ struct Conv2dBackward final : autograd::Node {
   ConvPlan plan{backend::Window2d{}, 0};
 };
 
+// float64: col [N, patch, pixels] gathered by index_select, W col by matmul.
+Tensor conv2d_float64(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const backend::Window2d& w) {
+  const int64_t out_channels = weight.size(0);
+  const Tensor col = ops::unfold_windows(input, w, w.channels, 0.0);
+  Tensor y = matmul(weight.reshape({out_channels, col.size(1)}), col);
+  if (bias.defined()) y = y + bias.reshape({1, out_channels, 1});
+  return y.reshape({w.batch, out_channels, w.out_h, w.out_w});
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
@@ -70,7 +81,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   ops::check_defined("conv2d", {"input", input});
   ops::check_defined("conv2d", {"weight", weight});
   ops::check_same_device("conv2d", {{"weight", weight}, {"bias", bias}, {"input", input}});
-  ops::check_dtype("conv2d", {"weight", weight}, kFloat32);
+  const DType dtype = input.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  ops::check_dtype("conv2d", {"weight", weight}, dtype);
   TORCHLET_CHECK(weight.dim() == 4, "conv2d: Expected 4-D weight [out_channels, in_channels, ",
                  "kernel_h, kernel_w], but got weight of shape ", weight.shape());
   const Shape& ws = weight.shape();
@@ -79,10 +91,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   TORCHLET_CHECK(window.channels == ws[1], "conv2d: Expected input with ", ws[1],
                  " channels (weight is ", ws, "), but got input of shape ", input.shape());
   if (bias.defined()) {
-    ops::check_dtype("conv2d", {"bias", bias}, kFloat32);
+    ops::check_dtype("conv2d", {"bias", bias}, dtype);
     TORCHLET_CHECK(bias.dim() == 1 && bias.shape()[0] == ws[0], "conv2d: Expected bias of shape [",
                    ws[0], "], but got ", bias.shape());
   }
+  if (dtype == kFloat64) return conv2d_float64(input, weight, bias, window);
   const ConvPlan p(window, ws[0]);
   Tensor x = input.contiguous(), w = weight.contiguous();
   Tensor b = bias.defined() ? bias.contiguous() : bias;

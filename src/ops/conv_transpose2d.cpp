@@ -3,12 +3,14 @@
 // [OC * kh * kw, images * H * W], which col2im sums into the output image: the window runs over
 // the output (an image of OC channels, H x W window positions). The backward is conv2d's
 // forward: dx = W im2col(dy), dW = x_cols im2col(dy)^T. The bias is added by a broadcast add,
-// so its gradient comes with it.
+// so its gradient comes with it. float64 runs the same layout composed (matmul, then
+// ops::fold_windows), its gradients from those ops.
 #include <algorithm>
 
 #include "autograd/node.h"
 #include "ops/common.h"
 #include "ops/conv_plan.h"
+#include "ops/window.h"
 #include "torchlet/functional.h"
 
 namespace torchlet {
@@ -63,8 +65,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   ops::check_defined(op, {"input", input});
   ops::check_defined(op, {"weight", weight});
   ops::check_same_device(op, {{"weight", weight}, {"bias", bias}, {"input", input}});
-  ops::check_dtype(op, {"input", input}, kFloat32);
-  ops::check_dtype(op, {"weight", weight}, kFloat32);
+  const DType dtype = input.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  ops::check_dtype(op, {"input", input}, dtype);
+  ops::check_dtype(op, {"weight", weight}, dtype);
   TORCHLET_CHECK(input.dim() == 4, op,
                  ": Expected 4-D input [batch, channels, height, width], but got input of shape ",
                  input.shape());
@@ -82,7 +85,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                  op, ": Expected 0 <= output_padding < stride (", stride.h, ", ", stride.w,
                  "), but got output_padding (", output_padding.h, ", ", output_padding.w, ")");
   if (bias.defined()) {
-    ops::check_dtype(op, {"bias", bias}, kFloat32);
+    ops::check_dtype(op, {"bias", bias}, dtype);
     TORCHLET_CHECK(bias.dim() == 1 && bias.shape()[0] == ws[1], op, ": Expected bias of shape [",
                    ws[1], "], but got ", bias.shape());
   }
@@ -97,6 +100,12 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                                  stride.h, stride.w, padding.h, padding.w, s[2],  s[3]};
   const ConvPlan p(window, s[1]);
   const int64_t in_channels = s[1];
+  if (dtype == kFloat64) {  // col = W^T x by matmul, summed into the windows by index_add
+    const Tensor col = matmul(weight.reshape({in_channels, p.patch}).t(),
+                              input.reshape({s[0], in_channels, p.pixels}));
+    const Tensor y = ops::fold_windows(col, window, ws[1]);
+    return bias.defined() ? y + bias.reshape({1, ws[1], 1, 1}) : y;
+  }
   Tensor x = input.contiguous(), w = weight.contiguous();
   const Device device = x.device();
   Tensor y = make_tensor(Shape{s[0], ws[1], out_h, out_w}, kFloat32, device);

@@ -1,7 +1,7 @@
 // dropout: inverted dropout with a counter-based mask (backends/counter_rng.h), one seed per
 // call drawn from torchlet's generator, so manual_seed() makes it repeatable on every device.
-// The backward multiplies by the same mask. dropout2d is dropout's mask for whole channels,
-// broadcast over them.
+// The backward multiplies by the same mask. float64 inputs get the float32 mask's pattern with
+// their scale in double. dropout2d is dropout's mask for whole channels, broadcast over them.
 #include "autograd/node.h"
 #include "core/random_generator.h"
 #include "ops/common.h"
@@ -24,6 +24,12 @@ Tensor dropout(const Tensor& input, double p, bool training) {
   TORCHLET_CHECK(p >= 0.0 && p <= 1.0,
                  "dropout: Expected a probability p between 0 and 1, but got p = ", p);
   if (!training || p == 0.0) return input;
+  if (input.dtype() == kFloat64) {
+    // float64: the float32 kernel's mask (the same draw, so the same elements as in float32)
+    // as PyTorch's noise, keep / (1 - p) in double; the gradient is the product's.
+    const Tensor keep = dropout(ones(input.shape(), input.device()), p, true) != 0.0;
+    return input * (keep.to(kFloat64) / (1.0 - p));
+  }
   ops::check_dtype("dropout", {"input", input}, kFloat32);
   backend::Backend& be = backend_of(input);
   TORCHLET_CHECK(!be.capturing(),

@@ -1,6 +1,7 @@
 // embedding: the rows of a weight that an index tensor lists, gathered by index_select's
 // kernel. The backward adds each index's gradient row into its weight row (index_add, one pass
-// over the gradient); the padding row's gradient rows are zeroed first, so it gets none.
+// over the gradient, in the gradient's dtype); the padding row's gradient rows are zeroed first,
+// so it gets none.
 #include "autograd/node.h"
 #include "ops/common.h"
 #include "torchlet/functional.h"
@@ -13,8 +14,9 @@ struct EmbeddingBackward final : autograd::Node {
   const char* name() const override { return "EmbeddingBackward"; }
   autograd::Grads apply(const Tensor& g) override {
     Tensor dy = g.reshape({indices.numel(), weight_shape[1]});
-    if (padding_idx) dy = dy * (indices != *padding_idx).unsqueeze(1).to(kFloat32);
-    return {Tensor(), index_add(zeros(weight_shape, g.device()), 0, indices, dy)};
+    if (padding_idx) dy = dy * (indices != *padding_idx).unsqueeze(1).to(g.dtype());
+    const Tensor dw = zeros(weight_shape, TensorOptions(g.device()).with_dtype(g.dtype()));
+    return {Tensor(), index_add(dw, 0, indices, dy)};
   }
   Tensor indices;  // [n]
   std::optional<int64_t> padding_idx;

@@ -1,5 +1,8 @@
 // max_pool2d: the largest value of each window; the forward records where it was, so the
-// backward only routes each output's gradient back to that input.
+// backward only routes each output's gradient back to that input. float64: the maximum over each
+// window gathered by ops::unfold_windows (-inf over the padding), its gradient max's.
+#include <cmath>
+
 #include "autograd/node.h"
 #include "ops/common.h"
 #include "ops/window.h"
@@ -29,6 +32,9 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
   if (stride.h == 0 && stride.w == 0) stride = kernel_size;
   const backend::Window2d w =
       ops::make_window("max_pool2d", input, kernel_size, stride, padding, true);
+  if (input.dtype() == kFloat64)
+    return std::get<0>(ops::unfold_windows(input, w, 1, -INFINITY).max(1))
+        .reshape({w.batch, w.channels, w.out_h, w.out_w});
   Tensor x = input.contiguous();
   const Shape out_shape{w.batch, w.channels, w.out_h, w.out_w};
   Tensor y = make_tensor(out_shape, kFloat32, x.device());

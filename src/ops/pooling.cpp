@@ -18,15 +18,16 @@ void check_1d(const char* op, const Tensor& input) {
                  "input of shape ", input.shape());
 }
 
-// [out, in]: row i averages inputs floor(i in / out) .. ceil((i + 1) in / out) - 1.
-Tensor averaging_matrix(int64_t out, int64_t in, const Device& device) {
-  std::vector<float> values(static_cast<std::size_t>(out * in), 0.0f);
+// [out, in] of `like`'s dtype and device: row i averages inputs floor(i in / out) ..
+// ceil((i + 1) in / out) - 1.
+Tensor averaging_matrix(int64_t out, int64_t in, const Tensor& like) {
+  std::vector<double> values(static_cast<std::size_t>(out * in), 0.0);
   for (int64_t i = 0; i < out; ++i) {
     const int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
     for (int64_t j = start; j < end; ++j)
-      values[i * in + j] = 1.0f / static_cast<float>(end - start);
+      values[i * in + j] = 1.0 / static_cast<double>(end - start);
   }
-  return tensor(values, Shape{out, in}, device);
+  return tensor(values, Shape{out, in}, like.device()).to(like.dtype());
 }
 
 }  // namespace
@@ -52,9 +53,9 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
   if (stride.h == 0 && stride.w == 0) stride = kernel_size;
   const backend::Window2d w =
       ops::make_window("avg_pool2d", input, kernel_size, stride, padding, true);
-  const Tensor kernel =
-      full({1, 1, kernel_size.h, kernel_size.w},
-           1.0 / static_cast<double>(kernel_size.h * kernel_size.w), input.device());
+  const Tensor kernel = full({1, 1, kernel_size.h, kernel_size.w},
+                             1.0 / static_cast<double>(kernel_size.h * kernel_size.w),
+                             TensorOptions(input.device()).with_dtype(input.dtype()));
   return conv2d(input.reshape({w.batch * w.channels, 1, w.height, w.width}), kernel, Tensor(),
                 stride, padding)
       .reshape({w.batch, w.channels, w.out_h, w.out_w});
@@ -62,7 +63,8 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, Size2 stride, Size2 pa
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   ops::check_defined("adaptive_avg_pool2d", {"input", input});
-  ops::check_dtype("adaptive_avg_pool2d", {"input", input}, kFloat32);
+  if (input.dtype() != kFloat64)
+    ops::check_dtype("adaptive_avg_pool2d", {"input", input}, kFloat32);
   TORCHLET_CHECK(input.dim() == 4, "adaptive_avg_pool2d: Expected 4-D input [batch, channels, ",
                  "height, width], but got input of shape ", input.shape());
   TORCHLET_CHECK(output_size.h >= 1 && output_size.w >= 1, "adaptive_avg_pool2d: Expected ",
@@ -70,8 +72,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
                  ")");
   TORCHLET_CHECK(input.size(2) >= 1 && input.size(3) >= 1, "adaptive_avg_pool2d: Expected an ",
                  "input of at least 1x1 pixels, but got input of shape ", input.shape());
-  const Tensor rows = averaging_matrix(output_size.h, input.size(2), input.device());
-  const Tensor cols = averaging_matrix(output_size.w, input.size(3), input.device());
+  const Tensor rows = averaging_matrix(output_size.h, input.size(2), input);
+  const Tensor cols = averaging_matrix(output_size.w, input.size(3), input);
   return matmul(matmul(rows, input), cols.t());
 }
 

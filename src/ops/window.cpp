@@ -1,5 +1,9 @@
-// make_window: the argument checks and output size of conv2d and max_pool2d.
+// make_window: the argument checks and output size of conv2d and max_pool2d; unfold_windows
+// and fold_windows, im2col and col2im composed from index_select and index_add for float64.
 #include "ops/window.h"
+
+#include <algorithm>
+#include <vector>
 
 #include "ops/common.h"
 
@@ -8,7 +12,7 @@ namespace torchlet::ops {
 backend::Window2d make_window(const char* op, const Tensor& input, Size2 kernel, Size2 stride,
                               Size2 padding, bool max_half_kernel_padding) {
   check_defined(op, {"input", input});
-  check_dtype(op, {"input", input}, kFloat32);
+  if (input.dtype() != kFloat64) check_dtype(op, {"input", input}, kFloat32);
   TORCHLET_CHECK(input.dim() == 4, op,
                  ": Expected 4-D input [batch, channels, height, width], but got input of shape ",
                  input.shape());
@@ -35,6 +39,47 @@ backend::Window2d make_window(const char* op, const Tensor& input, Size2 kernel,
                  "), but got input of shape ", s, ": the output would have size (", w.out_h, ", ",
                  w.out_w, ")");
   return w;
+}
+
+namespace {
+
+// For each element of the column matrix [channels * kh * kw, out_h * out_w], its position in a
+// flattened [channels, H, W] image, or channels * H * W (one past the end) over the padding.
+Tensor window_positions(const backend::Window2d& w, int64_t channels, const Device& device) {
+  const int64_t plane = w.height * w.width, pixels = w.out_h * w.out_w;
+  std::vector<int64_t> at;
+  at.reserve(static_cast<std::size_t>(channels * w.kernel_h * w.kernel_w * pixels));
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < w.kernel_h; ++i)
+      for (int64_t j = 0; j < w.kernel_w; ++j)
+        for (int64_t oy = 0; oy < w.out_h; ++oy)
+          for (int64_t ox = 0; ox < w.out_w; ++ox) {
+            const int64_t y = oy * w.stride_h - w.pad_h + i, x = ox * w.stride_w - w.pad_w + j;
+            const bool inside = y >= 0 && y < w.height && x >= 0 && x < w.width;
+            at.push_back(inside ? c * plane + y * w.width + x : channels * plane);
+          }
+  return tensor(at, device);
+}
+
+}  // namespace
+
+Tensor unfold_windows(const Tensor& x, const backend::Window2d& w, int64_t channels, double pad) {
+  const int64_t image = channels * w.height * w.width,
+                images = x.numel() / std::max<int64_t>(image, 1);
+  const Tensor flat = x.reshape({images, image});
+  const Tensor padded =
+      cat({flat, full({images, 1}, pad, TensorOptions(x.device()).with_dtype(x.dtype()))}, 1);
+  return index_select(padded, 1, window_positions(w, channels, x.device()))
+      .reshape({images, channels * w.kernel_h * w.kernel_w, w.out_h * w.out_w});
+}
+
+Tensor fold_windows(const Tensor& cols, const backend::Window2d& w, int64_t channels) {
+  const int64_t image = channels * w.height * w.width, images = cols.size(0);
+  const Tensor sums =
+      index_add(zeros({images, image + 1}, TensorOptions(cols.device()).with_dtype(cols.dtype())),
+                1, window_positions(w, channels, cols.device()),
+                cols.reshape({images, cols.numel() / std::max<int64_t>(images, 1)}));
+  return sums.slice(1, 0, image).reshape({images, channels, w.height, w.width});
 }
 
 }  // namespace torchlet::ops

@@ -33,17 +33,16 @@ void Adagrad::step() {
       *this,
       [&](std::size_t i, const Tensor& p, const Tensor& g, const ParamGroup& group) {
         const bool fresh = i >= sums_.size() || !sums_[i].defined();
-        Tensor& sum = state_for(sums_, i, p);
+        backend::ParamUpdate u = param_update(p, g);
+        u.state1 = state_data(sums_, i, p);
         if (fresh && group.initial_accumulator_value != 0.0)
-          sum.fill_(group.initial_accumulator_value);
-        int64_t* t = state_for(steps_, i, p, kInt64, true).data_ptr<int64_t>();
-        return backend::ParamUpdate{
-            p.data_ptr<float>(), g.data_ptr<float>(), sum.data_ptr<float>(), nullptr, t, p.numel()};
+          sums_[i].fill_(group.initial_accumulator_value);
+        u.step = state_for(steps_, i, p, kInt64, true).data_ptr<int64_t>();
+        return u;
       },
       [](backend::Backend& b, const std::vector<backend::ParamUpdate>& u, const ParamGroup& o) {
         b.adagrad_step(u.data(), static_cast<int>(u.size()),
-                       {static_cast<float>(o.lr), static_cast<float>(o.lr_decay),
-                        static_cast<float>(o.weight_decay), static_cast<float>(o.eps), o.maximize});
+                       {o.lr, o.lr_decay, o.weight_decay, o.eps, o.maximize});
       });
 }
 

@@ -46,16 +46,16 @@ void Adam::step() {
   step_groups(
       *this,
       [&](std::size_t i, const Tensor& p, const Tensor& g, const ParamGroup&) {
-        float* m = state_for(exp_avg_, i, p).data_ptr<float>();
-        float* v = state_for(exp_avg_sq_, i, p).data_ptr<float>();
-        int64_t* t = state_for(steps_, i, p, kInt64, true).data_ptr<int64_t>();
-        return backend::ParamUpdate{p.data_ptr<float>(), g.data_ptr<float>(), m, v, t, p.numel()};
+        backend::ParamUpdate u = param_update(p, g);
+        u.state1 = state_data(exp_avg_, i, p);
+        u.state2 = state_data(exp_avg_sq_, i, p);
+        u.step = state_for(steps_, i, p, kInt64, true).data_ptr<int64_t>();
+        return u;
       },
       [&](backend::Backend& b, const std::vector<backend::ParamUpdate>& u, const ParamGroup& o) {
-        b.adam_step(u.data(), static_cast<int>(u.size()),
-                    {static_cast<float>(o.lr), static_cast<float>(o.betas.first),
-                     static_cast<float>(o.betas.second), static_cast<float>(o.eps),
-                     static_cast<float>(o.weight_decay), decoupled_, o.maximize});
+        b.adam_step(
+            u.data(), static_cast<int>(u.size()),
+            {o.lr, o.betas.first, o.betas.second, o.eps, o.weight_decay, decoupled_, o.maximize});
       });
 }
 

@@ -3,6 +3,7 @@
 // group), and the checks of a loaded state.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,12 +18,19 @@ namespace torchlet::optim::detail {
 void check_hyper(const char* optimizer, const char* name, double value, bool positive);
 
 // The state tensor for a parameter: zeros of the parameter's shape (a scalar when `scalar`)
-// on first use, moved along with the parameter.
+// and of `dtype` (the parameter's when Undefined) on first use, moved along with the parameter
+// and converted with it when the model changed dtype.
 Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& param,
-                  DType dtype = kFloat32, bool scalar = false);
+                  std::optional<DType> dtype = std::nullopt, bool scalar = false);
+
+// state_for(states, i, param)'s data: the state in the parameter's dtype.
+void* state_data(std::vector<Tensor>& states, std::size_t i, const Tensor& param);
+
+// The ParamUpdate of parameter p with its gradient g (usable_grad's); states and step unset.
+backend::ParamUpdate param_update(const Tensor& p, const Tensor& g);
 
 // Checks a whole StateDict before any of it is used: one entry per parameter, only `names`
-// (all of them or none when `together`), float32 state shaped as its parameter, "step" an
+// (all of them or none when `together`), state of its parameter's dtype and shape, "step" an
 // int64 scalar >= 1.
 void check_state(const char* optimizer, const std::vector<Tensor>& params, const StateDict& state,
                  const std::vector<std::string>& names, bool together);

@@ -22,15 +22,31 @@ void check_hyper(const char* optimizer, const char* name, double value, bool pos
                  ": Expected ", name, positive ? " > 0" : " >= 0", ", but got ", value);
 }
 
-Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& param, DType dtype,
-                  bool scalar) {
+Tensor& state_for(std::vector<Tensor>& states, std::size_t i, const Tensor& param,
+                  std::optional<DType> dtype, bool scalar) {
   if (states.size() <= i) states.resize(i + 1);
   Tensor& s = states[i];
-  if (!s.defined())
-    s = zeros(scalar ? Shape{} : param.shape(), TensorOptions(param.device()).with_dtype(dtype));
-  else if (s.device() != param.device())
-    move_in_place(s, param.device());
+  const DType want = dtype.value_or(param.dtype());
+  if (!s.defined()) {
+    s = zeros(scalar ? Shape{} : param.shape(), TensorOptions(param.device()).with_dtype(want));
+    return s;
+  }
+  if (s.device() != param.device()) move_in_place(s, param.device());
+  if (s.dtype() != want) convert_in_place(s, want);
   return s;
+}
+
+void* state_data(std::vector<Tensor>& states, std::size_t i, const Tensor& param) {
+  return state_for(states, i, param).impl()->data();
+}
+
+backend::ParamUpdate param_update(const Tensor& p, const Tensor& g) {
+  backend::ParamUpdate u{};
+  u.param = p.impl()->data();
+  u.grad = g.impl()->data();
+  u.n = p.numel();
+  u.dtype = p.dtype();
+  return u;
 }
 
 Tensor usable_grad(const char* optimizer, const Tensor& p) {
@@ -41,6 +57,11 @@ Tensor usable_grad(const char* optimizer, const Tensor& p) {
                  "parameter's device ",
                  p.device(), ", but got ", g.device());
   TORCHLET_CHECK(p.is_contiguous(), optimizer, ": Expected contiguous parameters");
+  TORCHLET_CHECK(is_floating_point(p.dtype()), optimizer,
+                 ": Expected float32 or float64 parameters, but got ", p.dtype());
+  TORCHLET_CHECK(g.dtype() == p.dtype(), optimizer,
+                 ": Expected each gradient of its parameter's dtype ", p.dtype(), ", but got ",
+                 g.dtype());
   return g.contiguous();
 }
 
@@ -91,9 +112,10 @@ void check_state(const char* optimizer, const std::vector<Tensor>& params, const
                        " >= 1, but got ", steps);
       } else {
         const Tensor& p = params[i];
-        TORCHLET_CHECK(t.dtype() == kFloat32 && t.shape() == p.shape(), optimizer,
-                       ".load_state_dict: Expected '", key, "' of parameter ", i, " as float32 ",
-                       p.shape(), " (the parameter's shape), but got ", t.dtype(), " ", t.shape());
+        TORCHLET_CHECK(t.dtype() == p.dtype() && t.shape() == p.shape(), optimizer,
+                       ".load_state_dict: Expected '", key, "' of parameter ", i, " as ", p.dtype(),
+                       " ", p.shape(), " (the parameter's shape), but got ", t.dtype(), " ",
+                       t.shape());
       }
     }
     std::string held;
@@ -150,9 +172,9 @@ Optimizer::Optimizer(std::vector<Tensor> params, const GroupOptions& defaults)
     TORCHLET_CHECK(first.params[i].defined(),
                    "Optimizer: Expected defined parameters, but parameter ", i,
                    " is an undefined Tensor()");
-    TORCHLET_CHECK(first.params[i].is_leaf() && first.params[i].dtype() == kFloat32,
+    TORCHLET_CHECK(first.params[i].is_leaf() && is_floating_point(first.params[i].dtype()),
                    "Optimizer: Expected "
-                   "float32 leaf tensors as parameters, but parameter ",
+                   "float32 or float64 leaf tensors as parameters, but parameter ",
                    i, " is not (a ", first.params[i].is_leaf() ? "leaf" : "non-leaf", " of dtype ",
                    first.params[i].dtype(), ")");
   }
@@ -170,9 +192,9 @@ void Optimizer::add_param_group(ParamGroup group) {
   check_options(group);
   for (std::size_t i = 0; i < group.params.size(); ++i) {
     const Tensor& p = group.params[i];
-    TORCHLET_CHECK(p.defined() && p.is_leaf() && p.dtype() == kFloat32,
-                   "Optimizer.add_param_group: Expected float32 leaf tensors as parameters, but "
-                   "parameter ",
+    TORCHLET_CHECK(p.defined() && p.is_leaf() && is_floating_point(p.dtype()),
+                   "Optimizer.add_param_group: Expected float32 or float64 leaf tensors as "
+                   "parameters, but parameter ",
                    i, " is not", p.defined() ? " (dtype " : "",
                    p.defined() ? dtype_name(p.dtype()) : "", p.defined() ? ")" : "");
     for (const Tensor& q : params_)

@@ -30,23 +30,15 @@ void RMSprop::step() {
   step_groups(
       *this,
       [&](std::size_t i, const Tensor& p, const Tensor& g, const ParamGroup& group) {
-        float* square_avg = state_for(square_avg_, i, p).data_ptr<float>();
-        float* buffer =
-            group.momentum > 0.0 ? state_for(momentum_buffers_, i, p).data_ptr<float>() : nullptr;
-        float* grad_avg = group.centered ? state_for(grad_avg_, i, p).data_ptr<float>() : nullptr;
-        return backend::ParamUpdate{p.data_ptr<float>(),
-                                    g.data_ptr<float>(),
-                                    square_avg,
-                                    buffer,
-                                    nullptr,
-                                    p.numel(),
-                                    grad_avg};
+        backend::ParamUpdate u = param_update(p, g);
+        u.state1 = state_data(square_avg_, i, p);
+        if (group.momentum > 0.0) u.state2 = state_data(momentum_buffers_, i, p);
+        if (group.centered) u.state3 = state_data(grad_avg_, i, p);
+        return u;
       },
       [](backend::Backend& b, const std::vector<backend::ParamUpdate>& u, const ParamGroup& o) {
         b.rmsprop_step(u.data(), static_cast<int>(u.size()),
-                       {static_cast<float>(o.lr), static_cast<float>(o.alpha),
-                        static_cast<float>(o.eps), static_cast<float>(o.weight_decay),
-                        static_cast<float>(o.momentum), o.centered, o.maximize});
+                       {o.lr, o.alpha, o.eps, o.weight_decay, o.momentum, o.centered, o.maximize});
       });
 }
 

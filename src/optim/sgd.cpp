@@ -31,15 +31,13 @@ void SGD::step() {
       *this,
       [&](std::size_t i, const Tensor& p, const Tensor& g, const ParamGroup& group) {
         // The buffer starts at zero: its first update, momentum * 0 + d, is PyTorch's buf = d.
-        float* buffer =
-            group.momentum != 0.0 ? state_for(momentum_buffers_, i, p).data_ptr<float>() : nullptr;
-        return backend::ParamUpdate{
-            p.data_ptr<float>(), g.data_ptr<float>(), buffer, nullptr, nullptr, p.numel()};
+        backend::ParamUpdate u = param_update(p, g);
+        if (group.momentum != 0.0) u.state1 = state_data(momentum_buffers_, i, p);
+        return u;
       },
       [](backend::Backend& b, const std::vector<backend::ParamUpdate>& u, const ParamGroup& o) {
         b.sgd_step(u.data(), static_cast<int>(u.size()),
-                   {static_cast<float>(o.lr), static_cast<float>(o.momentum),
-                    static_cast<float>(o.weight_decay), o.nesterov, o.maximize});
+                   {o.lr, o.momentum, o.weight_decay, o.nesterov, o.maximize});
       });
 }
 

@@ -1,7 +1,7 @@
 // The image kernels (image.cu) and the optimizer updates (optim.cu) in the emulator against the
 // CPU backend: im2col and col2im, max pooling both ways (padding, overlapping windows, ties),
 // dropout's mask, and SGD (momentum, Nesterov, weight decay; first and later steps) and Adam
-// over several parameters in one launch.
+// over several parameters in one launch; the four updates again in float64.
 #include "cuda_emu/emu_testing.h"
 
 namespace torchlet::emu::testing {
@@ -83,17 +83,18 @@ TEST(CudaEmuImage, DropoutDrawsTheCpuMask) {
   });
 }
 
-// Three parameters of awkward sizes, with state, as one launch updates them.
+// Three parameters of awkward sizes, with state, as one launch updates them; of element type T.
+template <typename T = float>
 struct Params {
-  std::vector<std::vector<float>> param, grad, state1, state2, state3;
+  std::vector<std::vector<T>> param, grad, state1, state2, state3;
   std::vector<int64_t> steps;  // Adam's step count per parameter (the kernel adds one)
   explicit Params(uint64_t seed) {
     for (std::size_t n : {1u, 300u, 7u}) {
-      param.push_back(uniform(n, seed++));
-      grad.push_back(uniform(n, seed++));
-      state1.push_back(uniform(n, seed++));
-      state2.push_back(uniform(n, seed++, 0.0f, 1.0f));
-      state3.push_back(uniform(n, seed++, -0.1f, 0.1f));
+      param.push_back(widened(uniform(n, seed++)));
+      grad.push_back(widened(uniform(n, seed++)));
+      state1.push_back(widened(uniform(n, seed++)));
+      state2.push_back(widened(uniform(n, seed++, 0.0f, 1.0f)));
+      state3.push_back(widened(uniform(n, seed++, -0.1f, 0.1f)));
     }
   }
   // The updates of a step after `done` earlier ones.
@@ -102,9 +103,10 @@ struct Params {
     std::vector<backend::ParamUpdate> u;
     for (std::size_t k = 0; k < param.size(); ++k)
       u.push_back({param[k].data(), grad[k].data(), state1[k].data(), state2[k].data(), &steps[k],
-                   static_cast<int64_t>(param[k].size()), state3[k].data()});
+                   static_cast<int64_t>(param[k].size()), state3[k].data(), dtype_of<T>()});
     return u;
   }
+  static std::vector<T> widened(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 };
 
 kernels::Updates pack(const std::vector<backend::ParamUpdate>& u) {
@@ -113,12 +115,14 @@ kernels::Updates pack(const std::vector<backend::ParamUpdate>& u) {
   return out;
 }
 
-void expect_same(const Params& got, const Params& want, const std::string& what) {
+template <typename T>
+void expect_same(const Params<T>& got, const Params<T>& want, const std::string& what,
+                 double rtol = 1e-6) {
   for (std::size_t k = 0; k < got.param.size(); ++k) {
-    expect_close(got.param[k], want.param[k], 1e-6, what + " param " + std::to_string(k));
-    expect_close(got.state1[k], want.state1[k], 1e-6, what + " state1 " + std::to_string(k));
-    expect_close(got.state2[k], want.state2[k], 1e-6, what + " state2 " + std::to_string(k));
-    expect_close(got.state3[k], want.state3[k], 1e-6, what + " state3 " + std::to_string(k));
+    expect_close(got.param[k], want.param[k], rtol, what + " param " + std::to_string(k));
+    expect_close(got.state1[k], want.state1[k], rtol, what + " state1 " + std::to_string(k));
+    expect_close(got.state2[k], want.state2[k], rtol, what + " state2 " + std::to_string(k));
+    expect_close(got.state3[k], want.state3[k], rtol, what + " state3 " + std::to_string(k));
   }
 }
 
@@ -181,6 +185,37 @@ TEST(CudaEmuOptim, AdagradFirstAndLaterSteps) {
       expect_same(emu, ref, "Adagrad step " + std::to_string(done + 1));
       EXPECT_EQ(emu.steps, ref.steps);
     }
+  });
+}
+
+// The float64 instantiations of the four updates (every option on), in one launch each.
+TEST(CudaEmuOptim, EveryOptimizerInFloat64) {
+  const auto check = [](const char* what, auto&& step_emu, auto&& step_cpu) {
+    Params<double> emu(90), ref(90);
+    step_emu(pack(emu.updates(2)));
+    const auto u = ref.updates(2);
+    step_cpu(u);
+    expect_same(emu, ref, what, 1e-14);
+    EXPECT_EQ(emu.steps, ref.steps) << what;
+  };
+  const backend::SgdOptions sgd{0.1, 0.9, 0.01, true, true};
+  const backend::AdamOptions adam{0.01, 0.9, 0.999, 1e-8, 0.02, true, true};
+  const backend::RmspropOptions rmsprop{0.01, 0.9, 1e-6, 0.1, 0.8, true, true};
+  const backend::AdagradOptions adagrad{0.1, 0.05, 0.01, 1e-10, true};
+  const auto n = [](const auto& u) { return static_cast<int>(u.size()); };
+  for_each_order([&] {
+    check(
+        "SGD", [&](const kernels::Updates& k) { kernels::sgd_step(k, sgd, nullptr); },
+        [&](const auto& u) { cpu().sgd_step(u.data(), n(u), sgd); });
+    check(
+        "Adam", [&](const kernels::Updates& k) { kernels::adam_step(k, adam, nullptr); },
+        [&](const auto& u) { cpu().adam_step(u.data(), n(u), adam); });
+    check(
+        "RMSprop", [&](const kernels::Updates& k) { kernels::rmsprop_step(k, rmsprop, nullptr); },
+        [&](const auto& u) { cpu().rmsprop_step(u.data(), n(u), rmsprop); });
+    check(
+        "Adagrad", [&](const kernels::Updates& k) { kernels::adagrad_step(k, adagrad, nullptr); },
+        [&](const auto& u) { cpu().adagrad_step(u.data(), n(u), adagrad); });
   });
 }
 

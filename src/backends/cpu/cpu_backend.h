@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "backends/caching_allocator.h"
 #include "backends/cpu/parallel.h"
+#include "torchlet/error.h"
 
 namespace torchlet::backend::cpu {
 
@@ -106,6 +107,17 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::Bool: f.template operator()<bool>(); return;
     case DType::Float64: f.template operator()<double>(); return;
   }
+}
+
+// dispatch_dtype for the kernels that exist for floating-point tensors only (float32, float64).
+template <typename F>
+void dispatch_floating(DType dtype, F&& f) {
+  TORCHLET_ASSERT(dtype == DType::Float32 || dtype == DType::Float64,
+                  "a floating-point kernel called on a non-floating dtype");
+  if (dtype == DType::Float64)
+    f.template operator()<double>();
+  else
+    f.template operator()<float>();
 }
 
 // Calls f.template operator()<V>() with V the compile-time form of `value`, an enum whose values

@@ -1,5 +1,6 @@
 // CPU optimizer updates, element by element in PyTorch's order of operations so results
-// match torch.optim to float rounding.
+// match torch.optim to rounding; each loop is a template on the parameters' element type
+// (float32 or float64), with the options rounded to it as PyTorch rounds its scalars.
 #include <cmath>
 
 #include "backends/cpu/cpu_backend.h"
@@ -9,13 +10,16 @@ namespace torchlet::backend::cpu {
 
 namespace {
 
-// `o` is taken by value: a float the loop writes through `param` could otherwise alias a field
-// of a referenced SgdOptions, and the compiler would reload every field per element.
-void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, const SgdOptions o) {
-  if (o.momentum == 0.0f &&
-      !o.maximize) {  // plain SGD, the common case: a loop the compiler vectorises
-    const float lr = o.lr, wd = o.weight_decay;
-    if (wd == 0.0f) {
+// The options are read into locals of type T: a T the loop writes through `param` could
+// otherwise alias a field of the options, and the compiler would reload every field per element.
+template <typename T>
+void sgd_one(T* param, const T* grad, T* momentum_buf, int64_t n, const SgdOptions& o) {
+  const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.weight_decay);
+  const T momentum = static_cast<T>(o.momentum);
+  const bool nesterov = o.nesterov, maximize = o.maximize;
+  if (momentum == T(0) &&
+      !maximize) {  // plain SGD, the common case: a loop the compiler vectorises
+    if (wd == T(0)) {
       for (int64_t i = 0; i < n; ++i) param[i] -= lr * grad[i];
     } else {
       for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad[i] + wd * param[i]);
@@ -23,69 +27,90 @@ void sgd_one(float* param, const float* grad, float* momentum_buf, int64_t n, co
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
-    float d = o.maximize ? -grad[i] : grad[i];
-    if (o.weight_decay != 0.0f) d += o.weight_decay * param[i];
-    if (o.momentum != 0.0f) {
-      float& buf = momentum_buf[i];
-      buf = o.momentum * buf + d;  // zero before the first step (backend.h)
-      d = o.nesterov ? d + o.momentum * buf : buf;
+    T d = maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) d += wd * param[i];
+    if (momentum != T(0)) {
+      T& buf = momentum_buf[i];
+      buf = momentum * buf + d;  // zero before the first step (backend.h)
+      d = nesterov ? d + momentum * buf : buf;
     }
-    param[i] -= o.lr * d;
+    param[i] -= lr * d;
   }
 }
 
-void adam_one(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
-              const AdamOptions o, int64_t step) {  // by value, as in sgd_one
+template <typename T>
+void adam_one(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n, const AdamOptions& o,
+              int64_t step) {
   const double t = static_cast<double>(step);
-  const float bias_correction1 = static_cast<float>(1.0 - std::pow(o.beta1, t));
-  const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(o.beta2, t)));
-  const float step_size = o.lr / bias_correction1;
-  const float decay = static_cast<float>(1.0 - static_cast<double>(o.lr) * o.weight_decay);
+  const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1.0 - std::pow(o.beta2, t)));
+  const T wd = static_cast<T>(o.weight_decay);
+  const T beta1 = static_cast<T>(o.beta1), beta2 = static_cast<T>(o.beta2);
+  const T eps = static_cast<T>(o.eps);
+  const T step_size = static_cast<T>(o.lr / (1.0 - std::pow(o.beta1, t)));
+  const T decay = static_cast<T>(1.0 - o.lr * o.weight_decay);
+  const bool decoupled = o.decoupled, maximize = o.maximize;
   for (int64_t i = 0; i < n; ++i) {
-    float g = o.maximize ? -grad[i] : grad[i];
-    if (o.decoupled)
+    T g = maximize ? -grad[i] : grad[i];
+    if (decoupled)
       param[i] *= decay;
-    else if (o.weight_decay != 0.0f)
-      g += o.weight_decay * param[i];
-    exp_avg[i] = o.beta1 * exp_avg[i] + (1.0f - o.beta1) * g;
-    exp_avg_sq[i] = o.beta2 * exp_avg_sq[i] + (1.0f - o.beta2) * g * g;
-    const float denom = std::sqrt(exp_avg_sq[i]) / bias_correction2_sqrt + o.eps;
+    else if (wd != T(0))
+      g += wd * param[i];
+    exp_avg[i] = beta1 * exp_avg[i] + (T(1) - beta1) * g;
+    exp_avg_sq[i] = beta2 * exp_avg_sq[i] + (T(1) - beta2) * g * g;
+    const T denom = std::sqrt(exp_avg_sq[i]) / bias_correction2_sqrt + eps;
     param[i] -= step_size * exp_avg[i] / denom;
   }
 }
 
-void rmsprop_one(float* param, const float* grad, float* square_avg, float* momentum_buf,
-                 float* grad_avg, int64_t n, const RmspropOptions o) {  // by value, as in sgd_one
+template <typename T>
+void rmsprop_one(T* param, const T* grad, T* square_avg, T* momentum_buf, T* grad_avg, int64_t n,
+                 const RmspropOptions& o) {
+  const T lr = static_cast<T>(o.lr), alpha = static_cast<T>(o.alpha);
+  const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay);
+  const T momentum = static_cast<T>(o.momentum);
+  const bool centered = o.centered, maximize = o.maximize;
   for (int64_t i = 0; i < n; ++i) {
-    float g = o.maximize ? -grad[i] : grad[i];
-    if (o.weight_decay != 0.0f) g += o.weight_decay * param[i];
-    square_avg[i] = o.alpha * square_avg[i] + (1.0f - o.alpha) * g * g;
-    float avg;
-    if (o.centered) {
-      grad_avg[i] = o.alpha * grad_avg[i] + (1.0f - o.alpha) * g;
-      avg = std::sqrt(square_avg[i] - grad_avg[i] * grad_avg[i]) + o.eps;
+    T g = maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) g += wd * param[i];
+    square_avg[i] = alpha * square_avg[i] + (T(1) - alpha) * g * g;
+    T avg;
+    if (centered) {
+      grad_avg[i] = alpha * grad_avg[i] + (T(1) - alpha) * g;
+      avg = std::sqrt(square_avg[i] - grad_avg[i] * grad_avg[i]) + eps;
     } else {
-      avg = std::sqrt(square_avg[i]) + o.eps;
+      avg = std::sqrt(square_avg[i]) + eps;
     }
-    if (o.momentum > 0.0f) {
-      momentum_buf[i] = o.momentum * momentum_buf[i] + g / avg;
-      param[i] -= o.lr * momentum_buf[i];
+    if (momentum > T(0)) {
+      momentum_buf[i] = momentum * momentum_buf[i] + g / avg;
+      param[i] -= lr * momentum_buf[i];
     } else {
-      param[i] -= o.lr * g / avg;
+      param[i] -= lr * g / avg;
     }
   }
 }
 
-void adagrad_one(float* param, const float* grad, float* sum, int64_t n, const AdagradOptions o,
-                 int64_t step) {  // by value, as in sgd_one
-  const float clr = static_cast<float>(
-      o.lr / (1.0 + static_cast<double>(step - 1) * static_cast<double>(o.lr_decay)));
+template <typename T>
+void adagrad_one(T* param, const T* grad, T* sum, int64_t n, const AdagradOptions& o,
+                 int64_t step) {
+  const T clr = static_cast<T>(o.lr / (1.0 + static_cast<double>(step - 1) * o.lr_decay));
+  const T wd = static_cast<T>(o.weight_decay), eps = static_cast<T>(o.eps);
+  const bool maximize = o.maximize;
   for (int64_t i = 0; i < n; ++i) {
-    float g = o.maximize ? -grad[i] : grad[i];
-    if (o.weight_decay != 0.0f) g += o.weight_decay * param[i];
+    T g = maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) g += wd * param[i];
     sum[i] += g * g;
-    param[i] -= clr * g / (std::sqrt(sum[i]) + o.eps);
+    param[i] -= clr * g / (std::sqrt(sum[i]) + eps);
   }
+}
+
+// `at(p, b)`: the typed pointer p + b, or null for an unused state.
+template <typename T>
+T* at(void* p, int64_t b) {
+  return p ? static_cast<T*>(p) + b : nullptr;
+}
+template <typename T>
+const T* at(const void* p, int64_t b) {
+  return static_cast<const T*>(p) + b;
 }
 
 }  // namespace
@@ -94,8 +119,10 @@ void CpuBackend::sgd_step(const ParamUpdate* params, int count, const SgdOptions
   profile::record_launch();
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
-    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      sgd_one(u.param + b, u.grad + b, u.state1 ? u.state1 + b : nullptr, e - b, options);
+    dispatch_floating(u.dtype, [&]<typename T>() {
+      parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+        sgd_one(at<T>(u.param, b), at<T>(u.grad, b), at<T>(u.state1, b), e - b, options);
+      });
     });
   }
 }
@@ -105,8 +132,11 @@ void CpuBackend::adam_step(const ParamUpdate* params, int count, const AdamOptio
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
     const int64_t step = ++*u.step;
-    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      adam_one(u.param + b, u.grad + b, u.state1 + b, u.state2 + b, e - b, options, step);
+    dispatch_floating(u.dtype, [&]<typename T>() {
+      parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+        adam_one(at<T>(u.param, b), at<T>(u.grad, b), at<T>(u.state1, b), at<T>(u.state2, b), e - b,
+                 options, step);
+      });
     });
   }
 }
@@ -115,9 +145,11 @@ void CpuBackend::rmsprop_step(const ParamUpdate* params, int count, const Rmspro
   profile::record_launch();
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
-    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      rmsprop_one(u.param + b, u.grad + b, u.state1 + b, u.state2 ? u.state2 + b : nullptr,
-                  u.state3 ? u.state3 + b : nullptr, e - b, options);
+    dispatch_floating(u.dtype, [&]<typename T>() {
+      parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+        rmsprop_one(at<T>(u.param, b), at<T>(u.grad, b), at<T>(u.state1, b), at<T>(u.state2, b),
+                    at<T>(u.state3, b), e - b, options);
+      });
     });
   }
 }
@@ -127,8 +159,10 @@ void CpuBackend::adagrad_step(const ParamUpdate* params, int count, const Adagra
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& u = params[k];
     const int64_t step = ++*u.step;
-    parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
-      adagrad_one(u.param + b, u.grad + b, u.state1 + b, e - b, options, step);
+    dispatch_floating(u.dtype, [&]<typename T>() {
+      parallel_for(u.n, kParallelGrain, [&](int64_t b, int64_t e) {
+        adagrad_one(at<T>(u.param, b), at<T>(u.grad, b), at<T>(u.state1, b), e - b, options, step);
+      });
     });
   }
 }

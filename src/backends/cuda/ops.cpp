@@ -211,14 +211,18 @@ void CudaBackend::cross_entropy_backward(const float* probs, const int64_t* targ
 
 namespace {
 
-// Calls launch(updates) once per kMaxUpdates parameters (once for any model torchlet trains
-// from the CLI).
+// Calls launch(updates) once per kMaxUpdates parameters of one dtype (once for any model
+// torchlet trains from the CLI).
 template <typename Launch>
 void for_update_chunks(const ParamUpdate* params, int count, Launch&& launch) {
   kernels::Updates chunk{};
   for (int k = 0; k < count; ++k) {
     const ParamUpdate& p = params[k];
     if (p.n == 0) continue;
+    if (chunk.count && chunk.u[0].dtype != p.dtype) {
+      launch(chunk);
+      chunk.count = 0;
+    }
     chunk.u[chunk.count++] = p;
     if (chunk.count == kernels::kMaxUpdates) {
       launch(chunk);

@@ -1,84 +1,121 @@
 // Optimizer updates on CUDA: every parameter of a step in one launch (blockIdx.y picks the
-// parameter, blocks stride over its elements). PyTorch's formulas in the CPU reference's
-// order of operations (backends/cpu/optim.cpp).
+// parameter, blocks stride over its elements), one template per element type (float32,
+// float64; a launch's updates share one). PyTorch's formulas in the CPU reference's order of
+// operations (backends/cpu/optim.cpp), with the options rounded to T as there.
+#include <type_traits>
+
 #include "backends/cuda/common.cuh"
 
 namespace torchlet::backend::cuda::kernels {
 
 namespace {
 
-__global__ void sgd_kernel(Updates updates, SgdOptions o) {
+template <typename T>
+__device__ inline T root(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return sqrtf(x);
+  else
+    return sqrt(x);
+}
+
+// The kernels take a T (zero) only to name their element type without explicit template
+// arguments at the launch.
+template <typename T>
+__global__ void sgd_kernel(Updates updates, SgdOptions o, T) {
   const ParamUpdate u = updates.u[blockIdx.y];
+  T* param = static_cast<T*>(u.param);
+  const T* grad = static_cast<const T*>(u.grad);
+  T* buffer = static_cast<T*>(u.state1);
+  const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.weight_decay);
+  const T momentum = static_cast<T>(o.momentum);
   TORCHLET_GRID_STRIDE(i, u.n) {
-    float d = o.maximize ? -u.grad[i] : u.grad[i];
-    if (o.weight_decay != 0.0f) d += o.weight_decay * u.param[i];
-    if (o.momentum != 0.0f) {
-      const float buf = o.momentum * u.state1[i] + d;  // zero before the first step
-      u.state1[i] = buf;
-      d = o.nesterov ? d + o.momentum * buf : buf;
+    T d = o.maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) d += wd * param[i];
+    if (momentum != T(0)) {
+      const T buf = momentum * buffer[i] + d;  // zero before the first step
+      buffer[i] = buf;
+      d = o.nesterov ? d + momentum * buf : buf;
     }
-    u.param[i] -= o.lr * d;
+    param[i] -= lr * d;
   }
 }
 
-__global__ void adam_kernel(Updates updates, AdamOptions o) {
+template <typename T>
+__global__ void adam_kernel(Updates updates, AdamOptions o, T) {
   const ParamUpdate u = updates.u[blockIdx.y];
+  T* param = static_cast<T*>(u.param);
+  const T* grad = static_cast<const T*>(u.grad);
+  T* exp_avg = static_cast<T*>(u.state1);
+  T* exp_avg_sq = static_cast<T*>(u.state2);
   const double t = static_cast<double>(*u.step);
-  const float bias_correction1 = static_cast<float>(1.0 - pow(static_cast<double>(o.beta1), t));
-  const float bias_correction2_sqrt =
-      static_cast<float>(sqrt(1.0 - pow(static_cast<double>(o.beta2), t)));
-  const float step_size = o.lr / bias_correction1;
-  const float decay = static_cast<float>(1.0 - static_cast<double>(o.lr) * o.weight_decay);
+  const T bias_correction2_sqrt = static_cast<T>(sqrt(1.0 - pow(o.beta2, t)));
+  const T step_size = static_cast<T>(o.lr / (1.0 - pow(o.beta1, t)));
+  const T decay = static_cast<T>(1.0 - o.lr * o.weight_decay);
+  const T wd = static_cast<T>(o.weight_decay), eps = static_cast<T>(o.eps);
+  const T beta1 = static_cast<T>(o.beta1), beta2 = static_cast<T>(o.beta2);
   TORCHLET_GRID_STRIDE(i, u.n) {
-    float g = o.maximize ? -u.grad[i] : u.grad[i];
+    T g = o.maximize ? -grad[i] : grad[i];
     if (o.decoupled)
-      u.param[i] *= decay;
-    else if (o.weight_decay != 0.0f)
-      g += o.weight_decay * u.param[i];
-    const float m = o.beta1 * u.state1[i] + (1.0f - o.beta1) * g;
-    const float v = o.beta2 * u.state2[i] + (1.0f - o.beta2) * g * g;
-    u.state1[i] = m;
-    u.state2[i] = v;
-    const float denom = sqrtf(v) / bias_correction2_sqrt + o.eps;
-    u.param[i] -= step_size * m / denom;
+      param[i] *= decay;
+    else if (wd != T(0))
+      g += wd * param[i];
+    const T m = beta1 * exp_avg[i] + (T(1) - beta1) * g;
+    const T v = beta2 * exp_avg_sq[i] + (T(1) - beta2) * g * g;
+    exp_avg[i] = m;
+    exp_avg_sq[i] = v;
+    const T denom = root(v) / bias_correction2_sqrt + eps;
+    param[i] -= step_size * m / denom;
   }
 }
 
-__global__ void rmsprop_kernel(Updates updates, RmspropOptions o) {
+template <typename T>
+__global__ void rmsprop_kernel(Updates updates, RmspropOptions o, T) {
   const ParamUpdate u = updates.u[blockIdx.y];
+  T* param = static_cast<T*>(u.param);
+  const T* grad = static_cast<const T*>(u.grad);
+  T* square_avgs = static_cast<T*>(u.state1);
+  T* buffer = static_cast<T*>(u.state2);
+  T* grad_avgs = static_cast<T*>(u.state3);
+  const T lr = static_cast<T>(o.lr), alpha = static_cast<T>(o.alpha);
+  const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay);
+  const T momentum = static_cast<T>(o.momentum);
   TORCHLET_GRID_STRIDE(i, u.n) {
-    float g = o.maximize ? -u.grad[i] : u.grad[i];
-    if (o.weight_decay != 0.0f) g += o.weight_decay * u.param[i];
-    const float square_avg = o.alpha * u.state1[i] + (1.0f - o.alpha) * g * g;
-    u.state1[i] = square_avg;
-    float avg;
+    T g = o.maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) g += wd * param[i];
+    const T square_avg = alpha * square_avgs[i] + (T(1) - alpha) * g * g;
+    square_avgs[i] = square_avg;
+    T avg;
     if (o.centered) {
-      const float grad_avg = o.alpha * u.state3[i] + (1.0f - o.alpha) * g;
-      u.state3[i] = grad_avg;
-      avg = sqrtf(square_avg - grad_avg * grad_avg) + o.eps;
+      const T grad_avg = alpha * grad_avgs[i] + (T(1) - alpha) * g;
+      grad_avgs[i] = grad_avg;
+      avg = root(square_avg - grad_avg * grad_avg) + eps;
     } else {
-      avg = sqrtf(square_avg) + o.eps;
+      avg = root(square_avg) + eps;
     }
-    if (o.momentum > 0.0f) {
-      const float buf = o.momentum * u.state2[i] + g / avg;
-      u.state2[i] = buf;
-      u.param[i] -= o.lr * buf;
+    if (momentum > T(0)) {
+      const T buf = momentum * buffer[i] + g / avg;
+      buffer[i] = buf;
+      param[i] -= lr * buf;
     } else {
-      u.param[i] -= o.lr * g / avg;
+      param[i] -= lr * g / avg;
     }
   }
 }
 
-__global__ void adagrad_kernel(Updates updates, AdagradOptions o) {
+template <typename T>
+__global__ void adagrad_kernel(Updates updates, AdagradOptions o, T) {
   const ParamUpdate u = updates.u[blockIdx.y];
-  const float clr = static_cast<float>(
-      o.lr / (1.0 + static_cast<double>(*u.step - 1) * static_cast<double>(o.lr_decay)));
+  T* param = static_cast<T*>(u.param);
+  const T* grad = static_cast<const T*>(u.grad);
+  T* sums = static_cast<T*>(u.state1);
+  const T clr = static_cast<T>(o.lr / (1.0 + static_cast<double>(*u.step - 1) * o.lr_decay));
+  const T wd = static_cast<T>(o.weight_decay), eps = static_cast<T>(o.eps);
   TORCHLET_GRID_STRIDE(i, u.n) {
-    float g = o.maximize ? -u.grad[i] : u.grad[i];
-    if (o.weight_decay != 0.0f) g += o.weight_decay * u.param[i];
-    const float sum = u.state1[i] + g * g;
-    u.state1[i] = sum;
-    u.param[i] -= clr * g / (sqrtf(sum) + o.eps);
+    T g = o.maximize ? -grad[i] : grad[i];
+    if (wd != T(0)) g += wd * param[i];
+    const T sum = sums[i] + g * g;
+    sums[i] = sum;
+    param[i] -= clr * g / (root(sum) + eps);
   }
 }
 
@@ -96,24 +133,41 @@ dim3 grid_for(const Updates& updates) {
   return dim3(x, static_cast<unsigned>(updates.count));
 }
 
+// f(T{}) for the updates' element type, float or double.
+template <typename F>
+void with_float_type(const Updates& updates, F&& f) {
+  if (updates.u[0].dtype == DType::Float64)
+    f(double{});
+  else
+    f(float{});
+}
+
 }  // namespace
 
 void sgd_step(const Updates& updates, const SgdOptions& options, cudaStream_t stream) {
-  sgd_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
+  with_float_type(updates, [&](auto zero) {
+    sgd_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options, zero);
+  });
 }
 
 void adam_step(const Updates& updates, const AdamOptions& options, cudaStream_t stream) {
   advance_steps_kernel<<<1, kMaxUpdates, 0, stream>>>(updates);
-  adam_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
+  with_float_type(updates, [&](auto zero) {
+    adam_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options, zero);
+  });
 }
 
 void rmsprop_step(const Updates& updates, const RmspropOptions& options, cudaStream_t stream) {
-  rmsprop_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
+  with_float_type(updates, [&](auto zero) {
+    rmsprop_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options, zero);
+  });
 }
 
 void adagrad_step(const Updates& updates, const AdagradOptions& options, cudaStream_t stream) {
   advance_steps_kernel<<<1, kMaxUpdates, 0, stream>>>(updates);
-  adagrad_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options);
+  with_float_type(updates, [&](auto zero) {
+    adagrad_kernel<<<grid_for(updates), kThreads, 0, stream>>>(updates, options, zero);
+  });
 }
 
 }  // namespace torchlet::backend::cuda::kernels
