@@ -13,6 +13,7 @@
 #include "torchlet/device.h"
 #include "torchlet/dtype.h"
 #include "torchlet/error.h"
+#include "torchlet/from_blob.h"
 #include "torchlet/functional.h"
 #include "torchlet/indexing.h"
 #include "torchlet/nn/activations.h"
