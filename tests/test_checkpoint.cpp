@@ -105,8 +105,11 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesTheSameValues) {
   const auto dir = scratch_dir();
   const std::string path = (dir / "model.safetensors").string();
   auto model = small_mlp(5, 129);
+  const std::vector<double> wide{0.1, -1.0 / 3.0, 1e-300};  // none of them a float32
   nn::write_safetensors(path,
-                        {{"fc.weight", model->parameters()[0]}, {"steps", tensor({7, -8}, {2})}},
+                        {{"fc.weight", model->parameters()[0]},
+                         {"steps", tensor({7, -8}, {2})},
+                         {"wide", tensor(wide, {3})}},
                         {{"torchlet_version", "x"}});
   std::string out;
   FILE* pipe = popen(
@@ -123,6 +126,34 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesTheSameValues) {
             model->parameters()[0].to_vector<float>());
   EXPECT_EQ(j["tensors"]["steps"]["dtype"], "I64");
   EXPECT_EQ(j["tensors"]["steps"]["values"], nlohmann::json({7, -8}));
+  EXPECT_EQ(j["tensors"]["wide"]["dtype"], "F64");
+  EXPECT_EQ(j["tensors"]["wide"]["values"].get<std::vector<double>>(), wide);
+}
+
+TEST(Checkpoint, Float64ModelsRoundTripBitForBit) {
+  const auto dir = scratch_dir();
+  const std::string path = (dir / "model.safetensors").string();
+  auto saved = small_mlp(1);
+  saved->to(kFloat64);
+  for (Tensor p : saved->parameters()) {
+    NoGradGuard no_grad;
+    p.copy_(p + full(p.shape(), 1e-12, kFloat64));  // below float32's resolution near 0.1-1
+  }
+  nn::save(*saved, path);
+  auto loaded = small_mlp(2);
+  loaded->to(kFloat64);
+  nn::load(*loaded, path);
+  const std::vector<Tensor> a = saved->parameters(), b = loaded->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(b[i].dtype(), kFloat64);
+    EXPECT_EQ(a[i].to_vector<double>(), b[i].to_vector<double>());
+  }
+  const nn::Safetensors read = nn::read_safetensors(path);
+  EXPECT_EQ(read.tensors[0].second.dtype(), kFloat64);
+  // A float32 model refuses the float64 file by name, as for any dtype mismatch.
+  auto narrow = small_mlp(3);
+  EXPECT_THROW(nn::load(*narrow, path), Error);
 }
 
 TEST(Checkpoint, TruncatedFilesAreRefusedWhereverTheyEnd) {
@@ -215,7 +246,7 @@ TEST(Checkpoint, UnknownDtypesAndImpossibleShapes) {
   const auto dir = scratch_dir();
   const std::string where = (dir / "bad.safetensors").string() + ": tensor 't': ";
   EXPECT_EQ(read_error(dir, one_tensor("\"F16\"", "[4]", "[0, 8]")),
-            where + "Expected dtype F32 or I64 (those torchlet reads), but got \"F16\"");
+            where + "Expected dtype F32, F64 or I64 (those torchlet reads), but got \"F16\"");
   EXPECT_EQ(read_error(dir, one_tensor("3", "[2]", "[0, 8]")),
             where + "Expected the dtype as a string, but got 3");
   EXPECT_EQ(read_error(dir, one_tensor("\"F32\"", "[3]", "[0, 8]")),
@@ -329,7 +360,7 @@ TEST(Checkpoint, SaveRefusesWhatTheFormatCannotHold) {
     return error_of([&] { nn::write_safetensors(path, tensors); });
   };
   EXPECT_EQ(error({{"b", ones({2}) == ones({2})}}),
-            "write_safetensors: Expected float32 or int64 tensors, but 'b' is bool");
+            "write_safetensors: Expected float32, float64 or int64 tensors, but 'b' is bool");
   EXPECT_EQ(error({{"a", ones({2})}, {"a", ones({2})}}),
             "write_safetensors: Expected unique tensor names, but 'a' appears more than once");
   EXPECT_EQ(error({{"__metadata__", ones({2})}}),

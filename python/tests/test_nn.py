@@ -185,6 +185,18 @@ def test_save_and_load_round_trip_a_state_dict(tmp_path):
         torchlet.save([1, 2], path)
 
 
+def test_float64_state_dicts_round_trip_bit_for_bit(tmp_path):
+    model = MLP().double()
+    path = tmp_path / "mlp64.safetensors"
+    torchlet.save(model.state_dict(), path)
+    loaded = torchlet.load(path)
+    assert {t.dtype for t in loaded.values()} == {torchlet.float64}
+    other = MLP().double()
+    other.load_state_dict(loaded)
+    for p, q in zip(model.parameters(), other.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
 def test_saved_file_loads_in_pytorch(torch, tmp_path):
     safetensors = pytest.importorskip("safetensors.torch")
     model = MLP()

@@ -225,7 +225,7 @@ def train(model, optimizer, inputs, targets, *, epochs=1, batch_size=0, seed=0, 
 
 def save(obj, f, metadata=None):
     """Writes a dict of named tensors (a state_dict) to the path f as safetensors (readable by
-    safetensors.torch.load_file), float32 and int64 tensors, with string metadata."""
+    safetensors.torch.load_file), float32, float64 and int64 tensors, with string metadata."""
     if not isinstance(obj, dict) or not _builtins.all(isinstance(t, Tensor) for t in obj.values()):
         raise TypeError("torchlet.save: Expected a dict of tensors (a state_dict), but got " + type(obj).__name__)
     _C._write_safetensors(str(f), [(str(k), t.detach()) for k, t in obj.items()], dict(metadata or {}))

@@ -36,9 +36,9 @@ constexpr const char* kMetadataKey = "__metadata__";
 const char* safetensors_dtype(DType dtype) {
   switch (dtype) {
     case DType::Float32: return "F32";
+    case DType::Float64: return "F64";
     case DType::Int64: return "I64";
-    case DType::Bool:
-    case DType::Float64: break;
+    case DType::Bool: break;
   }
   return nullptr;
 }
@@ -74,9 +74,12 @@ Entry parse_entry(const std::string& file, const std::string& name, const Json& 
                  dtype.dump());
   if (dtype == "I64") {
     entry.dtype = kInt64;
+  } else if (dtype == "F64") {
+    entry.dtype = kFloat64;
   } else {
-    TORCHLET_CHECK(dtype == "F32", where, ": Expected dtype F32 or I64 (those torchlet reads), ",
-                   "but got ", dtype.dump());
+    TORCHLET_CHECK(dtype == "F32", where,
+                   ": Expected dtype F32, F64 or I64 (those torchlet reads), but got ",
+                   dtype.dump());
   }
   const Json& shape = info["shape"];
   TORCHLET_CHECK(shape.is_array() && shape.size() <= Shape::kMaxDims, where,
@@ -237,11 +240,14 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
                    "' appears more than once");
     TORCHLET_CHECK(t.defined(), "write_safetensors: Expected a defined tensor for '", name, "'");
     const char* dtype = safetensors_dtype(t.dtype());
-    TORCHLET_CHECK(dtype != nullptr, "write_safetensors: Expected float32 or int64 tensors, but '",
-                   name, "' is ", t.dtype());
+    TORCHLET_CHECK(dtype != nullptr,
+                   "write_safetensors: Expected float32, float64 or int64 tensors, but '", name,
+                   "' is ", t.dtype());
     const std::size_t begin = data.size();
     if (t.dtype() == kFloat32)
       append_values<float>(data, t);
+    else if (t.dtype() == kFloat64)
+      append_values<double>(data, t);
     else
       append_values<int64_t>(data, t);
     entries.emplace_back(name, OrderedJson{{"dtype", dtype},
@@ -293,7 +299,9 @@ Safetensors parse_safetensors(std::string_view bytes, const std::string& name) {
   for (const Entry& e : entries) {
     const std::string_view raw = data.substr(e.begin, e.end - e.begin);
     result.tensors.emplace_back(e.name, e.dtype == kInt64 ? make_tensor_from<int64_t>(raw, e.shape)
-                                                          : make_tensor_from<float>(raw, e.shape));
+                                        : e.dtype == kFloat64
+                                            ? make_tensor_from<double>(raw, e.shape)
+                                            : make_tensor_from<float>(raw, e.shape));
   }
   return result;
 }

@@ -22,8 +22,8 @@ namespace torchlet::nn {
 using Metadata = std::map<std::string, std::string>;
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// A safetensors file's contents: its tensors (float32 or int64, on the CPU) in the order of
-// their data in the file, and its metadata.
+// A safetensors file's contents: its tensors (float32, float64 or int64, on the CPU) in the order
+// of their data in the file, and its metadata.
 struct Safetensors {
   NamedTensors tensors;
   Metadata metadata;
