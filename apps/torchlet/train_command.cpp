@@ -337,6 +337,7 @@ void run_train(const TrainArgs& given, DistributedCli& dist) {
   TrainResult fit = train(*model, *optimizer, X_train, y_train, options);
   dist.average(fit.losses);  // each rank's are its shard's: the mean is the global batch's
   fit.final_loss = static_cast<float>(dist.mean(fit.final_loss));
+  const DistributedCli::CommSummary comm = dist.comm_summary();
   bar.clear();
   const int signal = StopSignals::received();
   // From here on a second signal waits: the checkpoint, the plot and the JSON are written whole.
@@ -358,6 +359,7 @@ void run_train(const TrainArgs& given, DistributedCli& dist) {
   const double epoch_us = fit.train_s / static_cast<double>(fit.epochs_done) * 1e6;
   fmt::print(out, "training:  {:.3f} s for {} epochs ({:.2f} us per epoch)\n", fit.train_s,
              fit.epochs_done, epoch_us);
+  print_comm_summary(out, comm, fit.train_s);
   fmt::print(out, "loss:      {:.4f} (final)", fit.final_loss);
   if (!fit.losses.empty())
     fmt::print(out, "  {}", report::sparkline({fit.losses.begin(), fit.losses.end()}, 50));
@@ -398,6 +400,8 @@ void run_train(const TrainArgs& given, DistributedCli& dist) {
     j["fused"] = fit.fused;
     j["graph"] = fit.graph;
     j["epochs"] = card.epochs;
+    j["ranks"] = comm.ranks;
+    j["comm_wait_s"] = comm.wait_s;
     j["train_s"] = fit.train_s;
     j["epoch_us"] = epoch_us;
     j["final_loss"] = fit.final_loss;

@@ -164,6 +164,8 @@ void run_train_images(const ImageTrainArgs& a) {
   TrainResult fit = sharded ? train(model, *optimizer, train_x, train_y, options)
                             : train(model, *optimizer, loader, options);
   if (sharded) a.dist->average(fit.window_losses);
+  const DistributedCli::CommSummary comm =
+      sharded ? a.dist->comm_summary() : DistributedCli::CommSummary{};
   if (bar) bar->clear();
   if (fit.stop == StopReason::NonFinite) {  // each epoch's loss is read: seen where it happened
     fmt::print(stderr,
@@ -199,6 +201,7 @@ void run_train_images(const ImageTrainArgs& a) {
   const double images_per_s = static_cast<double>(epochs_done * train_n) / train_s;
   fmt::print(out, "training:  {:.1f} s for {} epochs ({:.0f} images/s)\n", train_s, epochs_done,
              images_per_s);
+  print_comm_summary(out, comm, train_s);
   if (plot) fmt::print(out, "plot:      {}\n", a.plot);
   print_test_result(out, style, rep, truth, predicted);
   if (!a.json) {
@@ -222,6 +225,8 @@ void run_train_images(const ImageTrainArgs& a) {
   j["epochs"] = epochs_done;
   j["train_s"] = train_s;
   j["images_per_s"] = images_per_s;
+  j["ranks"] = comm.ranks;
+  j["comm_wait_s"] = comm.wait_s;
   j["final_loss"] = records.back().loss;
   j["test_acc"] = rep.accuracy;
   nlohmann::json per_epoch = nlohmann::json::array();

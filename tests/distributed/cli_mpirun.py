@@ -52,6 +52,11 @@ def main(torchlet, mpirun):
             # A prediction near a class boundary may flip with float rounding: 4 of 200 images.
             expect(abs(one["test_acc"] - two["test_acc"]) <= 0.02,
                    f"{name}: test accuracy {two['test_acc']} vs {one['test_acc']}")
+            expect(one["ranks"] == 1 and one["comm_wait_s"] == 0 and two["ranks"] == 2
+                   and 0 < two["comm_wait_s"] < two["train_s"],
+                   f"{name}: ranks and all-reduce wait {one['ranks']}/{one['comm_wait_s']} and "
+                   f"{two['ranks']}/{two['comm_wait_s']} (training {two['train_s']} s)")
+            expect("ranks:     2, all-reduce wait " in err2, f"{name}: the text names the ranks' wait")
             if save:
                 expect(os.path.exists(two_file), f"{name}: rank 0 wrote the checkpoint")
         rc, out, err = run(mpirun + [torchlet, "train", "--data", os.path.join(tmp, "none.csv")])
