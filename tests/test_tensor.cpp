@@ -38,6 +38,28 @@ TEST(Factories, ShapesDtypesAndValues) {
   EXPECT_EQ(arange(5).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
   EXPECT_EQ(arange(1, 8, 3).to_vector<int64_t>(), (std::vector<int64_t>{1, 4, 7}));
   EXPECT_EQ(arange(3, kFloat32).to_vector<float>(), (std::vector<float>{0, 1, 2}));
+}
+
+// Numbers from torch.arange (PyTorch 1.13): a floating bound or step gives float32 values,
+// ceil((end - start) / step) of them, each start + i * step computed in double.
+TEST(Tensor, ArangeWithFloatingBoundsOrStepIsFloat32AsPyTorchs) {
+  const Tensor tenths = arange(0, 1, 0.1);
+  EXPECT_EQ(tenths.dtype(), kFloat32);
+  std::vector<float> want;
+  for (int i = 0; i < 10; ++i) want.push_back(static_cast<float>(i * 0.1));
+  EXPECT_EQ(tenths.to_vector<float>(), want);  // torch.arange(0, 1, 0.1): 10 values, 0.9 last
+  EXPECT_EQ(arange(1, 2.5, 0.5).to_vector<float>(), (std::vector<float>{1.0f, 1.5f, 2.0f}));
+  EXPECT_EQ(arange(2.5).to_vector<float>(), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(arange(1.0, -1.0, -0.5, kFloat64).to_vector<double>(),
+            (std::vector<double>{1.0, 0.5, 0.0, -0.5}));
+  EXPECT_EQ(arange(1.0, 1.0).numel(), 0);
+  EXPECT_EQ(testing::error_of([] { arange(3.0, 1.0); }),
+            "arange: Expected end >= start for a positive step, but got start 3, end 1, step 1");
+  EXPECT_EQ(testing::error_of([] { arange(0, 4, -1); }),
+            "arange: Expected end <= start for a negative step, but got start 0, end 4, step -1");
+  EXPECT_EQ(arange(0, 5).dtype(), kInt64);  // integer bounds stay int64
+  EXPECT_EQ(testing::error_of([] { arange(0.0, 1.0, 0.0); }),
+            "arange: Expected a non-zero step, but got 0");
   EXPECT_EQ(tensor({0, 2, 1}).dtype(), kInt64);
   EXPECT_EQ(tensor({0.5, 1.0}).dtype(), kFloat32);
   EXPECT_EQ(tensor({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2}).shape(), Shape({2, 2}));

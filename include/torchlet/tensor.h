@@ -336,6 +336,22 @@ Tensor uniform(const Shape& shape, double low, double high, const TensorOptions&
 // 0, 1, ..., end - 1 (int64 unless options say float32 or float64).
 Tensor arange(int64_t end, const TensorOptions& options = kInt64);
 Tensor arange(int64_t start, int64_t end, int64_t step = 1, const TensorOptions& options = kInt64);
+// A floating bound or step: start, start + step, ... while below end (above it for a negative
+// step), ceil((end - start) / step) values computed in double, float32 unless options say
+// float64, as PyTorch's arange(0, 1, 0.1).
+Tensor arange_floating(double start, double end, double step, const TensorOptions& options);
+template <typename T>
+requires std::is_floating_point_v<T> Tensor arange(T end, const TensorOptions& options = kFloat32) {
+  return arange_floating(0.0, static_cast<double>(end), 1.0, options);
+}
+template <typename Start, typename End, typename Step = int64_t>
+requires(std::is_arithmetic_v<Start>&& std::is_arithmetic_v<End>&& std::is_arithmetic_v<Step> &&
+         (std::is_floating_point_v<Start> || std::is_floating_point_v<End> ||
+          std::is_floating_point_v<Step>)) Tensor
+    arange(Start start, End end, Step step = 1, const TensorOptions& options = kFloat32) {
+  return arange_floating(static_cast<double>(start), static_cast<double>(end),
+                         static_cast<double>(step), options);
+}
 // Integers uniform in [low, high) (int64 unless options say float32), and a random
 // permutation of 0, 1, ..., n - 1, from the generator manual_seed() sets.
 Tensor randint(int64_t low, int64_t high, const Shape& shape,

@@ -134,18 +134,23 @@ void bind_factories(py::module_& m) {
       "arange",
       [](py::object a, py::object b, py::object step, py::object dtype, py::object device,
          bool rg) {
+        // As PyTorch's: a float bound or step gives float32 values (unless dtype says).
         const bool floating =
             PyFloat_Check(a.ptr()) || PyFloat_Check(b.ptr()) || PyFloat_Check(step.ptr());
-        TORCHLET_CHECK(!floating, "arange: Expected integer bounds and step, but got a float");
-        TensorOptions options = options_of(dtype.is_none() ? py::cast(kInt64) : dtype, device, rg);
+        TensorOptions options = options_of(
+            dtype.is_none() ? py::cast(floating ? kFloat32 : kInt64) : dtype, device, rg);
+        if (floating)
+          return b.is_none() ? arange_floating(0.0, a.cast<double>(), step.cast<double>(), options)
+                             : arange_floating(a.cast<double>(), b.cast<double>(),
+                                               step.cast<double>(), options);
         if (b.is_none()) return arange(a.cast<int64_t>(), options);
         return arange(a.cast<int64_t>(), b.cast<int64_t>(), step.cast<int64_t>(), options);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
       py::arg("dtype") = py::none(), py::arg("device") = py::none(),
       py::arg("requires_grad") = false,
-      "0, 1, ..., end - 1 (or start, start + step, ... below end), int64 unless dtype says "
-      "float32.");
+      "0, 1, ..., end - 1 (or start, start + step, ... below end): int64 for integer bounds and "
+      "step, float32 if any is a float, unless dtype says otherwise.");
   m.def(
       "tensor",
       [](py::object data, py::object dtype, py::object device, bool rg) {

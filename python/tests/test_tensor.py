@@ -19,6 +19,19 @@ def test_creation_infers_pytorchs_dtypes():
     assert torchlet.LongTensor(np.array([0, 2, 1])).tolist() == [0, 2, 1]
 
 
+def test_arange_gives_pytorchs_dtypes_and_values(torch):
+    for args in [(5,), (2.5,), (0, 1, 0.1), (1, 2.5, 0.5), (1.0, -1.0, -0.5), (0, 10, 3), (1.0, 1.0)]:
+        ours, theirs = torchlet.arange(*args), torch.arange(*args)
+        assert str(ours.dtype).rsplit(".", 1)[-1] == str(theirs.dtype).rsplit(".", 1)[-1], args
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert torchlet.arange(0, 1, 0.25, dtype=torchlet.float64).dtype == torchlet.float64
+    for args in [(3.0, 1.0), (0, 4, -1)]:
+        with pytest.raises(RuntimeError):
+            torch.arange(*args)
+        with pytest.raises(RuntimeError, match="arange: Expected end"):
+            torchlet.arange(*args)
+
+
 def test_numpy_arrays_of_every_layout():
     a = np.arange(12, dtype=np.float64).reshape(3, 4)
     for array in (a, a.T, a[:, 1:3], a.astype(np.int32), a > 5):

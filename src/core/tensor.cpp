@@ -310,13 +310,43 @@ Tensor randn(const Shape& shape, const TensorOptions& options) {
   return random_tensor(shape, options, [] { return random::next_normal(); });
 }
 
+namespace {
+
+// PyTorch refuses an end on the wrong side of start for the step's sign (an empty range of
+// length 0 is fine).
+void check_arange_direction(double start, double end, double step) {
+  TORCHLET_CHECK(step > 0 ? end >= start : end <= start, "arange: Expected end ",
+                 step > 0 ? ">=" : "<=", " start for a ", step > 0 ? "positive" : "negative",
+                 " step, but got start ", start, ", end ", end, ", step ", step);
+}
+
+}  // namespace
+
 Tensor arange(int64_t end, const TensorOptions& options) { return arange(0, end, 1, options); }
 
 Tensor arange(int64_t start, int64_t end, int64_t step, const TensorOptions& options) {
   TORCHLET_CHECK(step != 0, "arange: Expected a non-zero step, but got 0");
+  check_arange_direction(static_cast<double>(start), static_cast<double>(end),
+                         static_cast<double>(step));
   const int64_t n = std::max<int64_t>(0, (end - start + step - (step > 0 ? 1 : -1)) / step);
   std::vector<int64_t> values(static_cast<std::size_t>(n));
   for (int64_t i = 0; i < n; ++i) values[i] = start + i * step;
+  return with_grad(from_host(values, Shape{n}, options.device).to(options.dtype), options);
+}
+
+Tensor arange_floating(double start, double end, double step, const TensorOptions& options) {
+  TORCHLET_CHECK(step != 0.0, "arange: Expected a non-zero step, but got 0");
+  TORCHLET_CHECK(std::isfinite(start) && std::isfinite(end) && std::isfinite(step),
+                 "arange: Expected finite bounds and step, but got start ", start, ", end ", end,
+                 ", step ", step);
+  check_arange_direction(start, end, step);
+  TORCHLET_CHECK(options.dtype != kBool, "arange: Expected a numeric dtype, but got bool");
+  const double count = std::ceil((end - start) / step);
+  TORCHLET_CHECK(count < 1e12, "arange: Expected fewer than 1e12 values, but (", end, " - ", start,
+                 ") / ", step, " asks for ", count);
+  const auto n = static_cast<int64_t>(std::max(0.0, count));
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[i] = start + static_cast<double>(i) * step;
   return with_grad(from_host(values, Shape{n}, options.device).to(options.dtype), options);
 }
 
