@@ -298,6 +298,7 @@ void bind_tensor(py::module_& m) {
   bind_indexing(cls);
   bind_ops(m, cls);
   bind_autograd(m, cls);
+  bind_dlpack(m, cls);
   install_slots(cls);
   bind_factories(m);
   m.def("from_numpy", &share_buffer, py::arg("ndarray"),

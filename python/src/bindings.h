@@ -60,5 +60,6 @@ void bind_training(py::module_& m);
 void bind_layers(py::module_& m);
 void bind_autograd(py::module_& m, py::class_<Tensor>& cls);
 void bind_train(py::module_& m);
+void bind_dlpack(py::module_& m, py::class_<Tensor>& cls);
 
 }  // namespace torchlet::python

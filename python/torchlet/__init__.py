@@ -35,7 +35,7 @@ _sys.modules[__name__ + ".cuda"] = cuda
 
 # The ops: every public function of the extension that PyTorch has at its top level.
 _OPS = (
-    "tensor zeros ones empty full arange randn from_numpy is_tensor is_grad_enabled "
+    "tensor zeros ones empty full arange randn from_numpy from_dlpack is_tensor is_grad_enabled "
     "set_num_threads get_num_threads exp log log1p expm1 sqrt rsqrt abs neg negative sign "
     "sigmoid tanh erf sin cos reciprocal relu logical_not isnan isfinite add sub mul div pow "
     "eq ne lt le gt ge maximum minimum logical_and logical_or clamp clip masked_fill nan_to_num "
