@@ -232,6 +232,38 @@ CONFORMANCE_TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
       all_close(scatter_add(zeros({7, 5}), 1, index, src).to_vector<float>(), sums, 1e-6, 1e-6));
 }
 
+// The same in float64 on a non-contiguous input of more than 65,535 rows (a CUDA grid's second
+// dimension), with index_select and index_add along the columns.
+CONFORMANCE_TEST(OpsIndexing, Float64IndexOpsMatchLoopsOnManyRows) {
+  constexpr int64_t n = 70001;
+  manual_seed(8);
+  const Tensor x = randn({3, n}).to(kFloat64).t();  // [n, 3], strides (1, n)
+  ASSERT_FALSE(x.is_contiguous());
+  const Tensor index = (rand({n, 2}) * 3).to(kInt64), columns = ints({2, 0, 2});
+  const std::vector<double> xv = x.contiguous().to_vector<double>();
+  const std::vector<int64_t> iv = index.to_vector<int64_t>();
+  std::vector<double> gathered(n * 2), scattered(n * 3, 0.0), selected(n * 3), added(n * 3, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      gathered[i * 2 + j] = xv[i * 3 + iv[i * 2 + j]];
+      scattered[i * 3 + iv[i * 2 + j]] += xv[i * 3 + j];
+    }
+    for (int64_t j = 0; j < 3; ++j) {
+      selected[i * 3 + j] = xv[i * 3 + (j == 1 ? 0 : 2)];
+      added[i * 3 + (j == 1 ? 0 : 2)] += xv[i * 3 + j];
+    }
+  }
+  const Tensor zero = zeros({n, 3}, kFloat64);
+  const std::vector<Tensor> got = {gather(x, 1, index),
+                                   scatter_add(zero, 1, index, x.slice(1, 0, 2)),
+                                   index_select(x, 1, columns), index_add(zero, 1, columns, x)};
+  const std::vector<std::vector<double>> want = {gathered, scattered, selected, added};
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].dtype(), kFloat64) << k;
+    EXPECT_TRUE(all_close(got[k].to_vector<double>(), want[k], 1e-14, 1e-14)) << k;
+  }
+}
+
 CONFORMANCE_TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {
   const Tensor x = arange(12).to(kFloat32).reshape({3, 4});
   const Tensor none = tensor(std::vector<int64_t>{}, Shape{0});
