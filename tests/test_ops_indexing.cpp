@@ -183,18 +183,18 @@ CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
 }
 
 // The same rows on float64 inputs: PyTorch's float64 numbers to 1e-12, differences to 1e-7.
-CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesPyTorchInFloat64) {
+CONFORMANCE_TEST(OpsIndexing, Float64RowsMatchPyTorch) {
   testing::expect_rows_match_pytorch<double>("indexing", rows());
 }
 
-CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesFiniteDifferencesInFloat64) {
+CONFORMANCE_TEST(OpsIndexing, Float64RowsMatchFiniteDifferences) {
   testing::expect_rows_match_finite_differences<double>("indexing", rows(),
                                                         {"index_mask", "index_put_mask"});
 }
 
 // index_put_ in place (not recorded by autograd) in float64, with and without accumulate:
 // PyTorch's float64 index_put rows' outputs.
-CONFORMANCE_TEST(OpsIndexing, IndexPutInPlaceMatchesPyTorchInFloat64) {
+CONFORMANCE_TEST(OpsIndexing, Float64IndexPutInPlaceMatchesPyTorch) {
   for (const nlohmann::json& e : testing::ops_golden()["float64"]["indexing"]) {
     const std::string name = e["name"];
     if (name != "index_put" && name != "index_put_accumulate") continue;

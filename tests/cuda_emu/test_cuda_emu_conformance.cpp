@@ -196,8 +196,13 @@ const Group kUnaryRows = {{"OpsConformance.UnaryForward", "OpsConformance.UnaryG
                           {"unary"}};
 const Group kUnaryOnAwkwardShapes = {{"OpsConformance.UnaryOnAwkwardShapes"}, {"strided_copy"}};
 const Group kShapes = {{"OpsShapes."}, {"sum_dim_int64", "reduce_dim", "cumsum_dim", "argmax_dim"}};
-const Group kIndexingAndFloat64 = {
-    {"OpsIndexing.", "Float64.MatrixProducts"},
+const Group kIndexing = {
+    {"OpsIndexing.EveryRow", "OpsIndexing.GatherAndScatterAdd", "OpsIndexing.EmptySizeOne",
+     "OpsIndexing.BasicIndexing", "OpsIndexing.IndexPutInPlaceWith", "OpsIndexing.ScatterWith",
+     "OpsIndexing.Errors"},
+    {"gather_rows", "gather_dim", "scatter_dim"}};
+const Group kFloat64IndexingAndMatrices = {
+    {"OpsIndexing.Float64", "Float64.MatrixProducts"},
     {"gather_rows", "gather_dim", "scatter_dim", "sum_dim_float64", "gemm_float64"}};
 // The norms (float32 and float64) and the float64 layer, convolution, pool and dropout rows.
 const Group kNormsAndFloat64Layers = {
@@ -220,7 +225,8 @@ const std::vector<const Group*> kGroups = {&kElementwise,
                                            &kUnaryRows,
                                            &kUnaryOnAwkwardShapes,
                                            &kShapes,
-                                           &kIndexingAndFloat64,
+                                           &kIndexing,
+                                           &kFloat64IndexingAndMatrices,
                                            &kNormsAndFloat64Layers,
                                            &kLosses,
                                            &kLayers,
@@ -271,7 +277,8 @@ GROUP_TEST(Elementwise)
 GROUP_TEST(UnaryRows)
 GROUP_TEST(UnaryOnAwkwardShapes)
 GROUP_TEST(Shapes)
-GROUP_TEST(IndexingAndFloat64)
+GROUP_TEST(Indexing)
+GROUP_TEST(Float64IndexingAndMatrices)
 GROUP_TEST(NormsAndFloat64Layers)
 GROUP_TEST(Losses)
 GROUP_TEST(Layers)
