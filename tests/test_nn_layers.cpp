@@ -4,6 +4,7 @@
 // buffers, state_dict()/load_state_dict(), and the module tree printed as PyTorch's repr.
 #include <sstream>
 
+#include "conformance.h"
 #include "ops_golden.h"
 #include "testing.h"
 
@@ -60,12 +61,14 @@ void expect_norms_match_pytorch() {
   }
 }
 
-TEST(NnLayers, NormsMatchPyTorchInTrainingAndEval) { expect_norms_match_pytorch<float>(); }
+CONFORMANCE_TEST(NnLayers, NormsMatchPyTorchInTrainingAndEval) {
+  expect_norms_match_pytorch<float>();
+}
 
-TEST(NnLayers, NormsMatchPyTorchInFloat64) { expect_norms_match_pytorch<double>(); }
+CONFORMANCE_TEST(NnLayers, NormsMatchPyTorchInFloat64) { expect_norms_match_pytorch<double>(); }
 
 // Central differences of each float64 norm in training mode (its batch statistics).
-TEST(NnLayers, NormGradientsMatchCentralDifferencesInFloat64) {
+NON_TABLE_TEST(NnLayers, NormGradientsMatchCentralDifferencesInFloat64) {
   for (const nlohmann::json& e : testing::ops_golden()["float64"]["norms"]) {
     const std::string name = e["name"];
     auto m = make(name);
@@ -89,7 +92,7 @@ struct Net : nn::Module {
   Tensor forward(const Tensor& x) override { return act(bn(fc(x))); }
 };
 
-TEST(NnLayers, StateDictCarriesParametersAndBuffers) {
+NON_TABLE_TEST(NnLayers, StateDictCarriesParametersAndBuffers) {
   manual_seed(1);
   Net a;
   a(randn({6, 4}));  // moves bn's running statistics
@@ -114,7 +117,7 @@ TEST(NnLayers, StateDictCarriesParametersAndBuffers) {
             "the shape in current model is [3, 4]");
 }
 
-TEST(NnLayers, ACheckpointKeepsTheRunningStatistics) {
+NON_TABLE_TEST(NnLayers, ACheckpointKeepsTheRunningStatistics) {
   testing::TempFolder folder;
   manual_seed(3);
   Net a;
@@ -130,7 +133,7 @@ TEST(NnLayers, ACheckpointKeepsTheRunningStatistics) {
   EXPECT_EQ(b.fc.weight.to_vector<float>(), a.fc.weight.to_vector<float>());
 }
 
-TEST(NnLayers, PrintsTheModuleTreeAsPyTorch) {
+NON_TABLE_TEST(NnLayers, PrintsTheModuleTreeAsPyTorch) {
   Net net;
   std::ostringstream out;
   out << net;
@@ -153,7 +156,7 @@ TEST(NnLayers, PrintsTheModuleTreeAsPyTorch) {
             ")");
 }
 
-TEST(NnLayers, ActivationModulesCallTheirFunctions) {
+NON_TABLE_TEST(NnLayers, ActivationModulesCallTheirFunctions) {
   const Tensor x = tensor({-1.5f, 0.5f, 2.0f});
   EXPECT_EQ(nn::Sigmoid()(x).to_vector<float>(), sigmoid(x).to_vector<float>());
   EXPECT_EQ(nn::SiLU()(x).to_vector<float>(), silu(x).to_vector<float>());

@@ -1,5 +1,6 @@
-// The conformance rows of indexing and einsum: each against PyTorch's output and gradient
-// (tests/fixtures/ops_golden.json, "indexing") and central finite differences; awkward shapes
+// The conformance rows of indexing, masked_fill, where and einsum: each against PyTorch's output
+// and gradient (tests/fixtures/ops_golden.json, "indexing"; "float64"/"indexing" for the same
+// rows in float64, every constant in x's dtype) and central finite differences; awkward shapes
 // (empty, size 1, non-contiguous, broadcast) against plain loops; views sharing storage; the
 // error messages users read.
 #include <functional>
@@ -44,7 +45,8 @@ const std::map<std::string, Fn>& rows() {
        }},
       {"scatter_src",
        [](const Tensor& x) {
-         return zeros({3, 5}).scatter(1, ints({4, 0, 1, 3, 1, 2, 3, 0, 0, 4, 2, 1}, {3, 4}), x);
+         return zeros({3, 5}, x.dtype())
+             .scatter(1, ints({4, 0, 1, 3, 1, 2, 3, 0, 0, 4, 2, 1}, {3, 4}), x);
        }},
       {"scatter_self_and_src",
        [](const Tensor& x) {
@@ -52,8 +54,8 @@ const std::map<std::string, Fn>& rows() {
        }},
       {"scatter_add",
        [](const Tensor& x) {
-         return scatter_add(zeros({2, 4}), 0, ints({0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1}, {3, 4}),
-                            x);
+         return scatter_add(zeros({2, 4}, x.dtype()), 0,
+                            ints({0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1}, {3, 4}), x);
        }},
       {"scatter_add_self",
        [](const Tensor& x) {
@@ -62,7 +64,7 @@ const std::map<std::string, Fn>& rows() {
        }},
       {"index_add",
        [](const Tensor& x) {
-         return index_add(zeros({5, 4}), 0, ints({4, 0, 4}), x);
+         return index_add(zeros({5, 4}, x.dtype()), 0, ints({4, 0, 4}), x);
        }},
       {"index_add_alpha",
        [](const Tensor& x) {
@@ -111,13 +113,14 @@ const std::map<std::string, Fn>& rows() {
        }},
       {"index_put",
        [](const Tensor& x) {
-         return x.index_put({ints({0, 2}), ints({1, 3})}, tensor({5.0f, 6.0f}));
+         return x.index_put({ints({0, 2}), ints({1, 3})}, tensor({5.0, 6.0}).to(x.dtype()));
        }},
       {"index_put_accumulate",
        [](const Tensor& x) {
          return x.index_put({ints({1, 1, 2})}, x.slice(0, 0, 1).expand({3, 4}) * 2, true);
        }},
-      {"index_put_mask", [](const Tensor& x) { return x.index_put({x < 0}, zeros({})); }},
+      {"index_put_mask",
+       [](const Tensor& x) { return x.index_put({x < 0}, zeros({}, x.dtype())); }},
       {"einsum_mm",
        [](const Tensor& x) {
          return einsum("ij,jk->ik", {x, x.t()});
@@ -149,6 +152,22 @@ const std::map<std::string, Fn>& rows() {
          return einsum("ij,kj", {x, x.slice(0, 0, 2)});
        }},
       {"einsum_sum_columns", [](const Tensor& x) { return einsum("ij->j", {x}); }},
+      {"masked_fill",
+       [](const Tensor& x) {
+         return x.masked_fill(ints({1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0}, {3, 4}) == 1, -0.5) * x;
+       }},
+      {"masked_fill_broadcast",
+       [](const Tensor& x) {
+         return masked_fill(x, ints({0, 1, 0, 1}) == 1, 2.0);
+       }},
+      {"where",
+       [](const Tensor& x) {
+         return where(ints({1, 0, 1}, {3, 1}) == 1, x, x * x - 1);
+       }},
+      {"where_scalar",
+       [](const Tensor& x) {
+         return where(ints({1, 0, 1, 0}) == 1, 0.25, x.slice(0, 1, 3) * 3);
+       }},
   };
   return table;
 }
@@ -161,6 +180,34 @@ CONFORMANCE_TEST(OpsIndexing, EveryRowMatchesFiniteDifferences) {
   // The masks are made from x itself: a nudge may cross 0 and change what they select.
   testing::expect_rows_match_finite_differences("indexing", rows(),
                                                 {"index_mask", "index_put_mask"});
+}
+
+// The same rows on float64 inputs: PyTorch's float64 numbers to 1e-12, differences to 1e-7.
+CONFORMANCE_TEST(OpsIndexing, Float64RowsMatchPyTorch) {
+  testing::expect_rows_match_pytorch<double>("indexing", rows());
+}
+
+CONFORMANCE_TEST(OpsIndexing, Float64RowsMatchFiniteDifferences) {
+  testing::expect_rows_match_finite_differences<double>("indexing", rows(),
+                                                        {"index_mask", "index_put_mask"});
+}
+
+// index_put_ in place (not recorded by autograd) in float64, with and without accumulate:
+// PyTorch's float64 index_put rows' outputs.
+CONFORMANCE_TEST(OpsIndexing, Float64IndexPutInPlaceMatchesPyTorch) {
+  for (const nlohmann::json& e : testing::ops_golden()["float64"]["indexing"]) {
+    const std::string name = e["name"];
+    if (name != "index_put" && name != "index_put_accumulate") continue;
+    SCOPED_TRACE(name);
+    Tensor x = tensor(e["x"].get<std::vector<double>>(), {3, 4});
+    if (name == "index_put")
+      x.index_put_({ints({0, 2}), ints({1, 3})}, tensor({5.0, 6.0}));
+    else
+      x.index_put_({ints({1, 1, 2})}, x.slice(0, 0, 1).expand({3, 4}) * 2, true);
+    EXPECT_EQ(x.dtype(), kFloat64);
+    EXPECT_TRUE(
+        all_close(x.to_vector<double>(), e["out"].get<std::vector<double>>(), 1e-12, 1e-12));
+  }
 }
 
 // gather and scatter_add against plain loops on a non-contiguous input of awkward sizes.
@@ -183,6 +230,38 @@ CONFORMANCE_TEST(OpsIndexing, GatherAndScatterAddMatchLoopsOnAwkwardShapes) {
   const Tensor src = x.slice(1, 0, 3);  // a non-contiguous src
   EXPECT_TRUE(
       all_close(scatter_add(zeros({7, 5}), 1, index, src).to_vector<float>(), sums, 1e-6, 1e-6));
+}
+
+// The same in float64 on a non-contiguous input of more than 65,535 rows (a CUDA grid's second
+// dimension), with index_select and index_add along the columns.
+CONFORMANCE_TEST(OpsIndexing, Float64IndexOpsMatchLoopsOnManyRows) {
+  constexpr int64_t n = 70001;
+  manual_seed(8);
+  const Tensor x = randn({3, n}).to(kFloat64).t();  // [n, 3], strides (1, n)
+  ASSERT_FALSE(x.is_contiguous());
+  const Tensor index = (rand({n, 2}) * 3).to(kInt64), columns = ints({2, 0, 2});
+  const std::vector<double> xv = x.contiguous().to_vector<double>();
+  const std::vector<int64_t> iv = index.to_vector<int64_t>();
+  std::vector<double> gathered(n * 2), scattered(n * 3, 0.0), selected(n * 3), added(n * 3, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      gathered[i * 2 + j] = xv[i * 3 + iv[i * 2 + j]];
+      scattered[i * 3 + iv[i * 2 + j]] += xv[i * 3 + j];
+    }
+    for (int64_t j = 0; j < 3; ++j) {
+      selected[i * 3 + j] = xv[i * 3 + (j == 1 ? 0 : 2)];
+      added[i * 3 + (j == 1 ? 0 : 2)] += xv[i * 3 + j];
+    }
+  }
+  const Tensor zero = zeros({n, 3}, kFloat64);
+  const std::vector<Tensor> got = {gather(x, 1, index),
+                                   scatter_add(zero, 1, index, x.slice(1, 0, 2)),
+                                   index_select(x, 1, columns), index_add(zero, 1, columns, x)};
+  const std::vector<std::vector<double>> want = {gathered, scattered, selected, added};
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].dtype(), kFloat64) << k;
+    EXPECT_TRUE(all_close(got[k].to_vector<double>(), want[k], 1e-14, 1e-14)) << k;
+  }
 }
 
 CONFORMANCE_TEST(OpsIndexing, EmptySizeOneAndZeroDimInputs) {

@@ -1,7 +1,7 @@
 // The conformance tables (every CONFORMANCE_TEST of the files TORCHLET_EMU_TABLES lists in
 // CMakeLists.txt: the elementwise, shape, indexing, float64 and layer-kernel tables and the
-// PyTorch-golden losses, layers, images, optimizers and fused MLP, compiled into this binary as
-// bodies only) run on the emulated CUDA kernels: CPU tensors' kernel calls are routed, through a
+// PyTorch-golden losses, layers, norms, images, optimizers and fused MLP, compiled into this binary
+// as bodies only) run on the emulated CUDA kernels: CPU tensors' kernel calls are routed, through a
 // counting backend, to a bridge that runs every kernel on the CUDA backend and leaves memory to
 // the CPU's (the stub runtime's device memory is host memory, so the kernels read and write the
 // tensors in place). The tables' own checks are the test. One gtest (so one ctest entry) per
@@ -196,9 +196,19 @@ const Group kUnaryRows = {{"OpsConformance.UnaryForward", "OpsConformance.UnaryG
                           {"unary"}};
 const Group kUnaryOnAwkwardShapes = {{"OpsConformance.UnaryOnAwkwardShapes"}, {"strided_copy"}};
 const Group kShapes = {{"OpsShapes."}, {"sum_dim_int64", "reduce_dim", "cumsum_dim", "argmax_dim"}};
-const Group kIndexingAndFloat64 = {
-    {"OpsIndexing.", "Float64."},
+const Group kIndexing = {
+    {"OpsIndexing.EveryRow", "OpsIndexing.GatherAndScatterAdd", "OpsIndexing.EmptySizeOne",
+     "OpsIndexing.BasicIndexing", "OpsIndexing.IndexPutInPlaceWith", "OpsIndexing.ScatterWith",
+     "OpsIndexing.Errors"},
+    {"gather_rows", "gather_dim", "scatter_dim"}};
+const Group kFloat64IndexingAndMatrices = {
+    {"OpsIndexing.Float64", "Float64.MatrixProducts"},
     {"gather_rows", "gather_dim", "scatter_dim", "sum_dim_float64", "gemm_float64"}};
+// The norms (float32 and float64) and the float64 layer, convolution, pool and dropout rows.
+const Group kNormsAndFloat64Layers = {
+    {"NnLayers.", "Float64.Layers", "Float64.Convolutions", "Float64.Dropout"},
+    {"gemm_float64", "sum_dim_float64", "dropout_forward", "gather_rows", "scatter_dim",
+     "reduce_dim"}};
 const Group kLosses = {
     {"Losses."},
     {"softmax_forward", "softmax_backward", "cross_entropy_forward", "cross_entropy_backward"}};
@@ -211,9 +221,18 @@ const Group kImages = {
 const Group kOptimizers = {{"OptimGolden."},
                            {"sgd_step", "adam_step", "rmsprop_step", "adagrad_step"}};
 const Group kFusedMlp = {{"FusedMlp."}, {"fused_mlp", "mlp_step", "mlp_sgd_steps"}};
-const std::vector<const Group*> kGroups = {
-    &kElementwise, &kUnaryRows, &kUnaryOnAwkwardShapes, &kShapes,  &kIndexingAndFloat64, &kLosses,
-    &kLayers,      &kImages,    &kOptimizers,           &kFusedMlp};
+const std::vector<const Group*> kGroups = {&kElementwise,
+                                           &kUnaryRows,
+                                           &kUnaryOnAwkwardShapes,
+                                           &kShapes,
+                                           &kIndexing,
+                                           &kFloat64IndexingAndMatrices,
+                                           &kNormsAndFloat64Layers,
+                                           &kLosses,
+                                           &kLayers,
+                                           &kImages,
+                                           &kOptimizers,
+                                           &kFusedMlp};
 
 // The CUDA backend's entries no table can reach through the counter: device() is asked of a
 // tensor's own backend, never through backend::routed, and synchronize() is called only by
@@ -258,7 +277,9 @@ GROUP_TEST(Elementwise)
 GROUP_TEST(UnaryRows)
 GROUP_TEST(UnaryOnAwkwardShapes)
 GROUP_TEST(Shapes)
-GROUP_TEST(IndexingAndFloat64)
+GROUP_TEST(Indexing)
+GROUP_TEST(Float64IndexingAndMatrices)
+GROUP_TEST(NormsAndFloat64Layers)
 GROUP_TEST(Losses)
 GROUP_TEST(Layers)
 GROUP_TEST(Images)
