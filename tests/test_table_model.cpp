@@ -193,6 +193,20 @@ TEST(TableEnsemble, ACheckpointOfOneHoldsEveryMemberAndPredictsTheSame) {
         }
       },
       Error);
+  card.members = 0;  // and one of no members
+  nn::save(ensemble, path, to_metadata(card));
+  EXPECT_THROW(
+      {
+        try {
+          read_saved_model(path);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("'members' as a whole number in [1, 1024]"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
 }
 
 }  // namespace
