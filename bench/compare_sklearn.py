@@ -14,6 +14,10 @@ torchlet's) and HistGradientBoosting (defaults). Prints one Markdown table:
 accuracy or R² on the test rows and the training time of each.
 
     /usr/bin/python3 bench/compare_sklearn.py --torchlet build/torchlet
+
+With --seeds 0-5 it checks that a comparison is not luck instead: for each seed s, torchlet with
+`--seed s` beside the MLP with random_state=s (same split; HistGradientBoosting left out),
+each table's scores and their means.
 """
 import argparse
 import csv
@@ -89,7 +93,7 @@ def is_number(cell):
         return False
 
 
-def sklearn_runs(header, rows, regression, seed=42):
+def sklearn_runs(header, rows, regression, seed=42, mlp_seed=0, hgb=True):
     na = {"", "NA", "NaN", "null", "?"}
     features = list(range(len(header) - 1))
     numeric = [c for c in features if all(r[c] in na or is_number(r[c]) for r in rows)]
@@ -109,12 +113,14 @@ def sklearn_runs(header, rows, regression, seed=42):
             ("cat", OneHotEncoder(handle_unknown="ignore"), text)])
 
     if regression:
-        models = {"MLPRegressor": TransformedTargetRegressor(MLPRegressor(random_state=0),
+        models = {"MLPRegressor": TransformedTargetRegressor(MLPRegressor(random_state=mlp_seed),
                                                              transformer=StandardScaler()),
                   "HistGradientBoosting": HistGradientBoostingRegressor(random_state=0)}
     else:
-        models = {"MLPClassifier": MLPClassifier(random_state=0),
+        models = {"MLPClassifier": MLPClassifier(random_state=mlp_seed),
                   "HistGradientBoosting": HistGradientBoostingClassifier(random_state=0)}
+    if not hgb:
+        del models["HistGradientBoosting"]
     out = {}
     for name, model in models.items():
         pipe = make_pipeline(prep(), model)
@@ -131,9 +137,20 @@ def sklearn_runs(header, rows, regression, seed=42):
     return out
 
 
-def torchlet_run(torchlet, path):
+def table_files():
+    """tables(), each also written to a CSV file (name, header, rows, its path)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, header, rows in tables():
+            path = os.path.join(tmp, "table.csv")
+            with open(path, "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows([header] + rows)
+            yield name, header, rows, path
+
+
+def torchlet_run(torchlet, path, seed=None):
     start = time.perf_counter()
-    done = subprocess.run([torchlet, "train", "--data", path, "--json", "--no-plot"],
+    seed_option = [] if seed is None else ["--seed", str(seed)]
+    done = subprocess.run([torchlet, "train", "--data", path, "--json", "--no-plot"] + seed_option,
                           capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode != 0:
@@ -146,22 +163,38 @@ def torchlet_run(torchlet, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--torchlet", default=os.path.join(HERE, "..", "build", "torchlet"))
+    parser.add_argument("--seeds", help="a range such as 0-5: the check over seeds")
     args = parser.parse_args()
+    if args.seeds:
+        return seeds_main(args)
     print("| table | rows | metric | torchlet | MLP (sklearn) | HistGradientBoosting | "
           "torchlet time (train / whole command) | MLP time | HGB time |")
     print("|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, header, rows in tables():
-            path = os.path.join(tmp, "table.csv")
-            with open(path, "w", newline="") as f:
-                csv.writer(f, lineterminator="\n").writerows([header] + rows)
-            score, train_s, wall, epochs, task = torchlet_run(args.torchlet, path)
-            regression = task == "regression"
-            sk = sklearn_runs(header, rows, regression)
-            mlp, hgb = list(sk.values())
-            print(f"| {name} | {len(rows)} | {'R²' if regression else 'accuracy'} | "
-                  f"{score:.4f} | {mlp[0]:.4f} | {hgb[0]:.4f} | {train_s:.2f} s / {wall:.2f} s "
-                  f"({epochs} epochs) | {mlp[1]:.2f} s | {hgb[1]:.2f} s |", flush=True)
+    for name, header, rows, path in table_files():
+        score, train_s, wall, epochs, task = torchlet_run(args.torchlet, path)
+        regression = task == "regression"
+        sk = sklearn_runs(header, rows, regression)
+        mlp, hgb = list(sk.values())
+        print(f"| {name} | {len(rows)} | {'R²' if regression else 'accuracy'} | "
+              f"{score:.4f} | {mlp[0]:.4f} | {hgb[0]:.4f} | {train_s:.2f} s / {wall:.2f} s "
+              f"({epochs} epochs) | {mlp[1]:.2f} s | {hgb[1]:.2f} s |", flush=True)
+
+
+def seeds_main(args):
+    low, high = (int(v) for v in args.seeds.split("-"))
+    seeds = range(low, high + 1)
+    print(f"| table | metric | torchlet --seed {args.seeds} | mean | "
+          f"MLP random_state={args.seeds} | mean |")
+    print("|---|---|---|---|---|---|")
+    for name, header, rows, path in table_files():
+        ours = [torchlet_run(args.torchlet, path, s) for s in seeds]
+        regression = ours[0][4] == "regression"
+        mlp = [list(sklearn_runs(header, rows, regression, mlp_seed=s, hgb=False).values())[0]
+               for s in seeds]
+        a, b = [r[0] for r in ours], [r[0] for r in mlp]
+        print(f"| {name} | {'R²' if regression else 'accuracy'} | "
+              f"{' '.join(f'{v:.4f}' for v in a)} | {np.mean(a):.4f} | "
+              f"{' '.join(f'{v:.4f}' for v in b)} | {np.mean(b):.4f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ TEST(CliTable, TrainsOnTextCategoriesAndMissingCellsAndPredictsOddFiles) {
   EXPECT_EQ(j["task"], "classification");
   EXPECT_EQ(j["classes"], (std::vector<std::string>{"no", "yes"}));
   EXPECT_GT(j["test_acc"].get<double>(), 0.64);  // always "yes" scores 111/180 = 0.617
+  EXPECT_EQ(j["members"], 5);                    // the default ensemble, saved whole
   EXPECT_LE(j["epochs"].get<int64_t>(), 300);
   EXPECT_EQ(j["val_losses"].size(), j["epochs"].get<std::size_t>());
   const std::string svg = read_text(dir / "loss.svg");
@@ -133,6 +134,9 @@ TEST(CliTable, BadTablesAreRefusedInOneLineWithNothingWritten) {
                  dir, "loss.svg");
   expect_refused("train --data gap.csv --embedding-threshold -1",
                  "--embedding-threshold: Expected a number of levels >= 0, but got -1", dir,
+                 "loss.svg");
+  expect_refused("train --data gap.csv --ensemble 0",
+                 "--ensemble: Expected a number of models in [1, 1024], but got 0", dir,
                  "loss.svg");
   expect_refused("train --data gap.csv --loss huber",
                  "--loss: Expected mse (the default) with classification ('y': cross-entropy), "

@@ -1,6 +1,8 @@
 // TableModel: a column with many levels gets a learned embedding beside the MLP; its weights
 // train (row 0, "(unknown)", stays zero), a save/load round trip through the checkpoint gives
 // identical predictions, and a level never seen in training predicts through the unknown row.
+// TableEnsemble: its prediction is the mean of its members' (a classification's probabilities),
+// and a checkpoint of one gives the same predictions back.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -107,6 +109,104 @@ TEST(TableModel, ASavedModelPredictsTheSameAndUnseenLevelsUseTheUnknownRow) {
   EXPECT_EQ(ours[1], ours[2]);
   EXPECT_NE(ours[0], ours[1]);
   EXPECT_TRUE(std::isfinite(ours[1]));
+}
+
+// A classification of the shops table (is the shop's effect at least 2?) for the ensemble.
+data::Table shop_classes(const std::filesystem::path& dir) {
+  std::string csv = "shop,x,big\n";
+  for (int r = 0; r < 300; ++r)
+    csv += shop(r % 50) + "," + std::to_string(r % 7) + "," + (r % 5 >= 2 ? "yes" : "no") + "\n";
+  const std::string path = (dir / "classes.csv").string();
+  std::ofstream(path) << csv;
+  data::Table t = data::read_table(path, {});
+  t.schema.fit(t.rows, t.header);
+  return t;
+}
+
+TEST(TableEnsemble, PredictsTheMeanOfItsMembersOutputsOrProbabilities) {
+  const auto dir = testing::scratch_dir();
+  for (const data::Table& t : {shops(dir), shop_classes(dir)}) {
+    const bool regression = t.schema.task == "regression";
+    const std::vector<int64_t> widths{
+        table_model_width(t.schema), 8,
+        regression ? 1 : static_cast<int64_t>(t.schema.classes.size())};
+    std::vector<std::shared_ptr<TableModel>> members;
+    for (uint64_t seed : {1, 2, 3}) {
+      manual_seed(seed);
+      members.push_back(std::make_shared<TableModel>(t.schema, widths));
+    }
+    TableEnsemble ensemble(t.schema, members);
+    EXPECT_EQ(ensemble.parameters().size(), 3 * members[0]->parameters().size());
+    const Tensor X = t.schema.encode(t.header, t.rows, "t.csv").narrow(0, 0, 20);
+    NoGradGuard no_grad;
+    const Tensor out = ensemble(X);
+    const std::vector<float> got = (regression ? out : out.softmax(1)).to_vector<float>();
+    std::vector<double> mean(got.size(), 0.0);
+    for (const auto& member : members) {
+      const Tensor o = (*member)(X);
+      const std::vector<float> v = (regression ? o : o.softmax(1)).to_vector<float>();
+      for (std::size_t i = 0; i < v.size(); ++i) mean[i] += v[i] / 3.0;
+    }
+    ASSERT_EQ(got.size(), static_cast<std::size_t>(20 * widths.back()));
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], mean[i], 1e-6) << i;
+    // The members differ (their seeds), so the mean is none of them.
+    EXPECT_NE((*members[0])(X).to_vector<float>(), (*members[1])(X).to_vector<float>());
+  }
+}
+
+TEST(TableEnsemble, ACheckpointOfOneHoldsEveryMemberAndPredictsTheSame) {
+  const auto dir = testing::scratch_dir();
+  const data::Table t = shops(dir);
+  const std::vector<int64_t> widths{table_model_width(t.schema), 8, 1};
+  manual_seed(4);
+  TableEnsemble ensemble(t.schema, widths, 3);
+  const Tensor X = t.schema.encode(t.header, t.rows, "shops.csv");
+  const data::ScalerParams scaler = fit_table_scaler(t.schema, "standard", X);
+  for (const auto& member : ensemble.members) {
+    optim::Adam adam(member->parameters(), 1e-2);
+    train(*member, adam, scaler.transform(X), train_targets(t), mse(2));
+  }
+  SavedModel card;
+  card.layers = widths, card.features = t.schema.input_names(), card.scaler = scaler;
+  card.table = t.schema, card.members = 3;
+  const std::string path = (dir / "e.safetensors").string();
+  nn::save(ensemble, path, to_metadata(card));
+
+  const SavedModel saved = read_saved_model(path);
+  ASSERT_TRUE(saved.table);
+  EXPECT_EQ(saved.members, 3);
+  TableEnsemble loaded(*saved.table, saved.layers, saved.members);
+  nn::load(loaded, path);
+  const Tensor new_X = saved.scaler.transform(X.narrow(0, 0, 50));
+  NoGradGuard no_grad;
+  EXPECT_EQ(loaded(new_X).to_vector<float>(), ensemble(new_X).to_vector<float>());
+  // A checkpoint that claims more members than it holds is refused by name.
+  card.members = 4;
+  nn::save(ensemble, path, to_metadata(card));
+  EXPECT_THROW(
+      {
+        try {
+          read_saved_model(path);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("member3.0.weight"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  card.members = 0;  // and one of no members
+  nn::save(ensemble, path, to_metadata(card));
+  EXPECT_THROW(
+      {
+        try {
+          read_saved_model(path);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("'members' as a whole number in [1, 1024]"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
 }
 
 }  // namespace

@@ -129,9 +129,10 @@ void run_predict(const PredictArgs& a) {
   if (a.given_out) prepare_outputs({{"--out", a.out}}, {{"--model", a.model}, {"--data", a.data}});
   const SavedModel saved = read_saved_model(a.model);
   const std::shared_ptr<nn::Module> model =
-      saved.table
-          ? std::shared_ptr<nn::Module>(std::make_shared<TableModel>(*saved.table, saved.layers))
-          : nn::make_mlp(saved.layers);
+      !saved.table        ? std::shared_ptr<nn::Module>(nn::make_mlp(saved.layers))
+      : saved.members > 1 ? std::shared_ptr<nn::Module>(std::make_shared<TableEnsemble>(
+                                *saved.table, saved.layers, saved.members))
+                          : std::make_shared<TableModel>(*saved.table, saved.layers);
   nn::load(*model, a.model);
   model->eval();
   const CsvTable table = read_csv_table(a.data);

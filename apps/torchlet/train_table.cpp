@@ -2,8 +2,9 @@
 // the test rows (scikit-learn's train_test_split) and a validation part of the training rows
 // (stratified for classification), fit the schema and the scaler on the rest, train the
 // table's model (an MLP, with embeddings for many-level columns) with early stopping on the
-// validation loss, then refit a fresh one on all the training rows for the best epoch's number
-// of epochs (or, --no-refit, restore the best epoch), report, save.
+// validation loss, then refit --ensemble fresh ones (from successive seeds) on all the training
+// rows for the best epoch's number of epochs (or, --no-refit, restore the best epoch of each
+// member's validation run), average their predictions, report, save.
 #include "train_table.h"
 
 #include <fmt/core.h>
@@ -92,7 +93,7 @@ Fitted fit_schema(data::TableSchema schema, const data::Table& t,
   return {std::move(schema), scaler, scaler.transform(X)};
 }
 
-// A fresh model for `schema` (seeded by a.seed) on `device`: its MLP's widths, the model and
+// A fresh model for `schema` (seeded by `seed`) on `device`: its MLP's widths, the model and
 // its optimizer.
 struct Model {
   std::vector<int64_t> widths;
@@ -100,11 +101,12 @@ struct Model {
   std::unique_ptr<optim::Optimizer> optimizer;
 };
 
-Model make_model(const data::TableSchema& schema, const TableTrainArgs& a, const Device& device) {
+Model make_model(const data::TableSchema& schema, const TableTrainArgs& a, uint64_t seed,
+                 const Device& device) {
   Model m{.widths = {table_model_width(schema)}, .net = nullptr, .optimizer = nullptr};
   m.widths.insert(m.widths.end(), a.hidden.begin(), a.hidden.end());
   m.widths.push_back(schema.task == "regression" ? 1 : static_cast<int64_t>(schema.classes.size()));
-  manual_seed(a.seed);
+  manual_seed(seed);
   m.net = std::make_shared<TableModel>(schema, m.widths);
   m.net->to(device);
   m.optimizer = make_optimizer(a.optimizer, m.net->parameters(), a.lr, a.momentum);
@@ -121,8 +123,20 @@ void check(const TableTrainArgs& a) {
                  "--class-weight: Expected none or balanced, but got '", t.class_weight, "'");
   TORCHLET_CHECK(t.loss == "mse" || t.loss == "huber", "--loss: Expected mse or huber, but got '",
                  t.loss, "'");
+  TORCHLET_CHECK(t.ensemble >= 1 && t.ensemble <= 1024, "--ensemble: Expected a number of ",
+                 "models in [1, 1024], but got ", t.ensemble);
   TORCHLET_CHECK(t.embedding_threshold >= 0, "--embedding-threshold: Expected a number of ",
                  "levels >= 0, but got ", t.embedding_threshold);
+}
+
+// A run whose loss became NaN or infinite ends the command (nothing written).
+void refuse_nonfinite(const TrainResult& run, double lr) {
+  if (run.stop != StopReason::NonFinite) return;
+  fmt::print(stderr,
+             "torchlet: error: training stopped: the loss became {} at epoch {}. The learning "
+             "rate is probably too high: try a smaller --lr than {}; nothing written\n",
+             run.nonfinite_loss, run.nonfinite_epoch, lr);
+  throw ExitStatus{kExitNonFiniteLoss};
 }
 
 }  // namespace
@@ -157,14 +171,19 @@ void add_table_options(CLI::App* cmd, TableCliOptions& o) {
   cmd->add_flag("--no-refit", o.no_refit,
                 "Tables: keep the best epoch's weights of the validation run instead of "
                 "training a fresh model on all the training rows for that many epochs");
+  cmd->add_option("--ensemble", o.ensemble,
+                  "Tables: train this many models (seeds --seed, --seed + 1, ...: each its own "
+                  "validation run and refit) and average their predictions")
+      ->capture_default_str();
   cmd->add_flag("--strict", o.strict,
                 "Tables: refuse a row with an empty label instead of skipping it");
 }
 
 bool table_option_given(const std::set<std::string>& given) {
-  for (const char* option : {"--task", "--categorical", "--numeric", "--drop", "--na-values",
-                             "--embedding-threshold", "--val-size", "--patience", "--class-weight",
-                             "--loss", "--plot-predictions", "--no-refit", "--strict"})
+  for (const char* option :
+       {"--task", "--categorical", "--numeric", "--drop", "--na-values", "--embedding-threshold",
+        "--val-size", "--patience", "--class-weight", "--loss", "--plot-predictions", "--no-refit",
+        "--ensemble", "--strict"})
     if (given.count(option)) return true;
   return false;
 }
@@ -214,15 +233,14 @@ void run_train_table(const TableTrainArgs& a) {
                                   test_rows = pick(t.rows, test_at);
   const std::vector<double> fit_y = pick(train_target, fit_at), val_y = pick(train_target, val_at),
                             test_y = pick(t.target, test_at);
-  // The schema, scaler and model of the validation run; with the refit, those of all the
-  // training rows replace them.
-  Fitted fitted = fit_schema(t.schema, t, fit_rows, fit_y, a);
+  // The schema, scaler and first model of the validation runs (the refit's are fitted below).
+  const Fitted fitted = fit_schema(t.schema, t, fit_rows, fit_y, a);
   const data::TableSchema& schema = fitted.schema;
   const Tensor X_val = fitted.scaler.transform(schema.encode(t.header, val_rows, a.data));
   const Tensor y_fit = targets(schema, fit_y), y_val = targets(schema, val_y);
   const int64_t outputs = regression ? 1 : static_cast<int64_t>(schema.classes.size());
   const Device device = resolve_device(a.device);
-  Model model = make_model(schema, a, device);
+  Model model = make_model(schema, a, a.seed, device);
 
   fmt::print(out,
              "data:      {}: {} rows, {} columns -> {} inputs, {}{}; {} train / {} "
@@ -238,9 +256,12 @@ void run_train_table(const TableTrainArgs& a) {
   for (const data::TableColumn* c : schema.embedded())
     embeddings += fmt::format(", embedding {} {}x{}", c->name, c->levels.size(), c->embedding_dim);
   fmt::print(
-      out, "model:     MLP {}{} ({} parameters), {} lr {}, {}, at most {} epochs, patience {}\n",
-      fmt::join(model.widths, "-"), embeddings, n_params, a.optimizer == "sgd" ? "SGD" : "Adam",
-      a.lr, a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
+      out,
+      "model:     {}MLP {}{} ({} parameters{}), {} lr {}, {}, at most {} epochs, patience {}\n",
+      a.table.ensemble > 1 ? fmt::format("{} x ", a.table.ensemble) : "",
+      fmt::join(model.widths, "-"), embeddings, n_params, a.table.ensemble > 1 ? " each" : "",
+      a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
+      a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
       a.table.patience);
   fmt::print(out, "device:    {}\n", device.str());
   flush_output(out, a.json ? "stderr" : "stdout");
@@ -279,39 +300,70 @@ void run_train_table(const TableTrainArgs& a) {
   };
   const TrainResult fit =
       train(*model.net, *model.optimizer, fitted.X.to(device), y_fit.to(device), o);
-  // The refit: a fresh model on all the training rows (the validation rows included, their
-  // schema and scaler fitted anew) for the best epoch's number of epochs.
-  TrainResult refit;
+  // The members, from seeds seed, seed + 1, ...: each a validation run as the one above, then
+  // (the refit) a fresh model on all the training rows (the validation rows included, their
+  // schema and scaler fitted anew) for that run's best number of epochs; --no-refit keeps the
+  // validation runs' models at their best epochs. A run stopped by a signal ends the ensemble.
   const bool refitting = !a.table.no_refit && fit.stop != StopReason::NonFinite &&
                          fit.stop != StopReason::StopFlag && fit.best_epoch > 0;
-  if (refitting) {
-    fitted = fit_schema(t.schema, t, train_rows, train_target, a);
-    model = make_model(schema, a, device);
+  const Fitted all = refitting ? fit_schema(t.schema, t, train_rows, train_target, a) : Fitted{};
+  const Fitted& final_fitted = refitting ? all : fitted;
+  const data::TableSchema& final_schema = final_fitted.schema;
+  const Tensor y_all = refitting ? targets(final_schema, train_target).to(device) : Tensor();
+  std::vector<std::shared_ptr<TableModel>> members;
+  std::vector<TrainResult> validations{fit}, refits;
+  const auto stopped = [](const TrainResult& run) {
+    return run.stop == StopReason::NonFinite || run.stop == StopReason::StopFlag;
+  };
+  const auto add_member = [&](Model& validated, uint64_t seed, int64_t epochs) {
+    if (!refitting) {
+      members.push_back(validated.net);
+      return;
+    }
+    validated = make_model(final_schema, a, seed, device);
     TrainOptions r = o;
-    r.epochs = fit.best_epoch;
-    r.batch_size = std::min<int64_t>(a.batch_size, fitted.X.size(0));
+    r.seed = seed, r.epochs = epochs;
+    r.batch_size = std::min<int64_t>(a.batch_size, all.X.size(0));
     r.val_input = Tensor(), r.val_target = Tensor();
     r.patience = 0, r.restore_best = false, r.on_epoch = nullptr;
-    refit = train(*model.net, *model.optimizer, fitted.X.to(device),
-                  targets(schema, train_target).to(device), r);
+    refits.push_back(train(*validated.net, *validated.optimizer, all.X.to(device), y_all, r));
+    members.push_back(validated.net);
+  };
+  if (!stopped(fit)) add_member(model, a.seed, fit.best_epoch);
+  for (int64_t k = 1; k < a.table.ensemble && !stopped(validations.back()) &&
+                      (refits.empty() || !stopped(refits.back()));
+       ++k) {
+    const uint64_t seed = a.seed + static_cast<uint64_t>(k);
+    Model next = make_model(schema, a, seed, device);
+    TrainOptions v = o;
+    v.seed = seed, v.on_epoch = nullptr;
+    validations.push_back(
+        train(*next.net, *next.optimizer, fitted.X.to(device), y_fit.to(device), v));
+    if (stopped(validations.back())) break;
+    add_member(next, seed, std::max<int64_t>(validations.back().best_epoch, 1));
+    model = std::move(next);
   }
+  if (members.empty()) members.push_back(model.net);  // the first run, stopped
+  double validations_s = 0.0, refits_s = 0.0;
+  std::vector<int64_t> member_epochs;
+  for (const TrainResult& run : validations) validations_s += run.train_s;
+  for (const TrainResult& run : refits)
+    refits_s += run.train_s, member_epochs.push_back(run.epochs_done);
+  const std::shared_ptr<nn::Module> net =
+      members.size() > 1
+          ? std::shared_ptr<nn::Module>(std::make_shared<TableEnsemble>(final_schema, members))
+          : members.front();
   const int signal = StopSignals::received();
   const FinalWrites final_writes;
-  for (const TrainResult* run : {&fit, static_cast<const TrainResult*>(&refit)})
-    if (run->stop == StopReason::NonFinite) {
-      fmt::print(stderr,
-                 "torchlet: error: training stopped: the loss became {} at epoch {}. The "
-                 "learning rate is probably too high: try a smaller --lr than {}; nothing "
-                 "written\n",
-                 run->nonfinite_loss, run->nonfinite_epoch, a.lr);
-      throw ExitStatus{kExitNonFiniteLoss};
-    }
-  const Tensor X_test = fitted.scaler.transform(schema.encode(t.header, test_rows, a.data));
+  for (const TrainResult& run : validations) refuse_nonfinite(run, a.lr);
+  for (const TrainResult& run : refits) refuse_nonfinite(run, a.lr);
+  const Tensor X_test =
+      final_fitted.scaler.transform(final_schema.encode(t.header, test_rows, a.data));
   Tensor predicted;
   {
     NoGradGuard no_grad;
-    model.net->eval();
-    predicted = (*model.net)(X_test.to(device)).to(kCPU);
+    net->eval();
+    predicted = (*net)(X_test.to(device)).to(kCPU);
   }
   fmt::print(out,
              "training:  {:.3f} s, {} epochs ({}); best validation loss {:.4f} at epoch {}{}\n",
@@ -321,23 +373,29 @@ void run_train_table(const TableTrainArgs& a) {
              refitting      ? ""
              : fit.restored ? ", its weights restored"
                             : "");
+  if (validations.size() > 1)
+    fmt::print(out, "ensemble:  {:.3f} s, {} more validation runs (seeds {}..{})\n",
+               validations_s - fit.train_s, validations.size() - 1, a.seed + 1,
+               a.seed + validations.size() - 1);
   if (refitting)
     fmt::print(out,
-               "refit:     {:.3f} s, {} epochs on all {} training rows (--no-refit: keep the "
-               "best epoch's weights)\n",
-               refit.train_s, refit.epochs_done, train_rows.size());
+               "refit:     {:.3f} s, {} model{} of {} epochs on all {} training rows (--no-refit: "
+               "keep the best epoch's weights)\n",
+               refits_s, refits.size(), refits.size() > 1 ? "s" : "",
+               fmt::join(member_epochs, ", "), train_rows.size());
 
   SavedModel card{.layers = model.widths,
-                  .features = schema.input_names(),
-                  .classes = schema.classes,
-                  .scaler = fitted.scaler,
-                  .epochs = refitting ? refit.epochs_done : fit.epochs_done,
+                  .features = final_schema.input_names(),
+                  .classes = final_schema.classes,
+                  .scaler = final_fitted.scaler,
+                  .epochs = refitting ? refits.front().epochs_done : fit.epochs_done,
                   .optimizer = a.optimizer,
                   .lr = a.lr,
                   .momentum = a.momentum,
                   .torchlet_version = TORCHLET_VERSION,
                   .optimizer_state = {},
-                  .table = schema};
+                  .table = final_schema,
+                  .members = static_cast<int64_t>(members.size())};
   TableRun run{.data = a.data,
                .plot = a.no_plot ? "" : a.plot,
                .predictions_plot = predictions_plot,
@@ -346,14 +404,18 @@ void run_train_table(const TableTrainArgs& a) {
   run.losses = fit.losses;
   run.val_losses = val_losses;
   if (!a.save.empty()) {
-    nn::save(*model.net, *model.optimizer, a.save, to_metadata(card));
-    fmt::print(out, "checkpoint: {} (epoch {})\n", a.save, fit.best_epoch);
+    if (members.size() > 1)  // one optimizer's state per member would not fit: none is kept
+      nn::save(*net, a.save, to_metadata(card));
+    else
+      nn::save(*net, *model.optimizer, a.save, to_metadata(card));
+    fmt::print(out, "checkpoint: {} (epoch {}{})\n", a.save, fit.best_epoch,
+               members.size() > 1 ? fmt::format(", {} members", members.size()) : "");
   }
   nlohmann::json j{
       {"torchlet_version", TORCHLET_VERSION},
       {"device", device.str()},
       {"data", a.data},
-      {"task", schema.task},
+      {"task", final_schema.task},
       {"task_inferred", t.task_inferred},
       {"rows", rows},
       {"skipped_rows", t.skipped},
@@ -368,10 +430,11 @@ void run_train_table(const TableTrainArgs& a) {
       {"best_val_loss", fit.best_val_loss},
       {"early_stopped", fit.stop == StopReason::EarlyStopping},
       {"refit", refitting},
-      {"refit_epochs", refit.epochs_done},
-      {"train_s", fit.train_s + refit.train_s},  // the refit's included
+      {"refit_epochs", refitting ? refits.front().epochs_done : 0},
+      {"members", members.size()},
+      {"train_s", validations_s + refits_s},  // every member's runs
       {"checkpoint", a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save)}};
-  report_table_run(out, run, schema, predicted, test_y, j);
+  report_table_run(out, run, final_schema, predicted, test_y, j);
   if (a.json) print_json_line(j);
   if (signal != 0) throw ExitStatus{StopSignals::exit_status(signal)};
 }

@@ -25,6 +25,7 @@ struct TableCliOptions {
   std::string predictions_plot = "predictions.svg";
   bool strict = false;
   bool no_refit = false;  // keep the validation run's best epoch instead of the refit
+  int64_t ensemble = 5;   // members trained from seeds seed, seed+1, ...; predictions averaged
 };
 
 void add_table_options(CLI::App* cmd, TableCliOptions& options);

@@ -26,10 +26,11 @@ const std::string& text(const nn::Metadata& metadata, const std::string& key,
   return found->second;
 }
 
-// The largest width and epoch count a checkpoint may hold: far above any real run, far below
-// what would overflow the products computed from them.
+// The largest width, epoch count and ensemble a checkpoint may hold: far above any real run, far
+// below what would overflow the products computed from them.
 constexpr int64_t kMaxWidth = int64_t{1} << 31;
 constexpr int64_t kMaxEpochs = int64_t{1} << 53;
+constexpr int64_t kMaxMembers = 1024;
 
 // metadata[key] as JSON; errors name the file, the key and what is expected.
 json parsed(const nn::Metadata& metadata, const std::string& key, const std::string& path,
@@ -43,7 +44,9 @@ json parsed(const nn::Metadata& metadata, const std::string& key, const std::str
 
 // A JSON whole number in [low, high]: 10.7, 1e30 (a double) and "10" (a string) are refused.
 bool whole_in(const json& value, int64_t low, int64_t high) {
-  if (value.is_number_unsigned()) return value.get<uint64_t>() <= static_cast<uint64_t>(high);
+  if (value.is_number_unsigned())
+    return value.get<uint64_t>() >= static_cast<uint64_t>(std::max<int64_t>(low, 0)) &&
+           value.get<uint64_t>() <= static_cast<uint64_t>(high);
   return value.is_number_integer() && value.get<int64_t>() >= low && value.get<int64_t>() <= high;
 }
 
@@ -105,33 +108,35 @@ std::vector<std::string> get_names(const nn::Metadata& metadata, const std::stri
 // The MLP's weights as the metadata describes them: "<2i>.weight" [out, in] and "<2i>.bias"
 // [out] for each layer, finite. Checked against the file's tensors before a model is built
 // from the widths, so that no width the tensors do not back is ever allocated.
-void check_tensors(const nn::Safetensors& file, const std::vector<int64_t>& layers,
+void check_tensors(const nn::Safetensors& file, const std::vector<int64_t>& layers, int64_t members,
                    const std::string& path) {
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [name, t] : file.tensors) by_name[name] = &t;
-  for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
-    const std::string prefix = std::to_string(2 * i) + ".";
-    for (const auto& [name, shape] :
-         {std::pair{prefix + "weight", Shape({layers[i + 1], layers[i]})},
-          std::pair{prefix + "bias", Shape({layers[i + 1]})}}) {
-      const auto found = by_name.find(name);
-      TORCHLET_CHECK(found != by_name.end(), path, ": Expected a tensor '", name,
-                     "' for metadata 'layers' ", json(layers).dump(), ", but there is none");
-      const Tensor& t = *found->second;
-      TORCHLET_CHECK(t.shape() == shape && t.dtype() == kFloat32, path, ": Expected tensor '", name,
-                     "' of shape ", shape, " (float32) for metadata 'layers' ", json(layers).dump(),
-                     ", but got ", t.shape(), " (", t.dtype(), ")");
-      const std::vector<float> values = t.to_vector<float>();
-      const auto bad =
-          std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
-      TORCHLET_CHECK(bad == values.end(), path, ": Expected finite weights, but tensor '", name,
-                     "' holds ",
-                     std::isnan(*bad) ? "nan"
-                     : *bad > 0       ? "inf"
-                                      : "-inf",
-                     " at index ", bad - values.begin());
+  for (int64_t k = 0; k < members; ++k)
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+      const std::string prefix =
+          (members > 1 ? "member" + std::to_string(k) + "." : "") + std::to_string(2 * i) + ".";
+      for (const auto& [name, shape] :
+           {std::pair{prefix + "weight", Shape({layers[i + 1], layers[i]})},
+            std::pair{prefix + "bias", Shape({layers[i + 1]})}}) {
+        const auto found = by_name.find(name);
+        TORCHLET_CHECK(found != by_name.end(), path, ": Expected a tensor '", name,
+                       "' for metadata 'layers' ", json(layers).dump(), ", but there is none");
+        const Tensor& t = *found->second;
+        TORCHLET_CHECK(t.shape() == shape && t.dtype() == kFloat32, path, ": Expected tensor '",
+                       name, "' of shape ", shape, " (float32) for metadata 'layers' ",
+                       json(layers).dump(), ", but got ", t.shape(), " (", t.dtype(), ")");
+        const std::vector<float> values = t.to_vector<float>();
+        const auto bad =
+            std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+        TORCHLET_CHECK(bad == values.end(), path, ": Expected finite weights, but tensor '", name,
+                       "' holds ",
+                       std::isnan(*bad) ? "nan"
+                       : *bad > 0       ? "inf"
+                                        : "-inf",
+                       " at index ", bad - values.begin());
+      }
     }
-  }
 }
 
 }  // namespace
@@ -147,6 +152,7 @@ nn::Metadata to_metadata(const SavedModel& m) {
                    {"momentum", json(m.momentum).dump()},
                    {"torchlet_version", m.torchlet_version}};
   if (m.table) out["table"] = m.table->to_json();
+  if (m.table) out["members"] = json(m.members).dump();
   if (m.scaler.kind == "minmax") {
     out["scaler_scale"] = json(m.scaler.scale).dump();
     out["scaler_min"] = json(m.scaler.min).dump();
@@ -172,6 +178,8 @@ SavedModel from_metadata(const nn::Metadata& metadata, const std::string& path) 
   if (state != metadata.end()) m.optimizer_state = state->second;
   const auto table = metadata.find("table");
   if (table != metadata.end()) m.table = data::TableSchema::from_json(table->second, path);
+  if (m.table && metadata.count("members"))
+    m.members = get_whole(metadata, "members", path, 1, kMaxMembers);
   const bool regression = m.table && m.table->task == "regression";
   const std::size_t outputs = regression ? 1 : m.classes.size();
   const auto inputs =
@@ -211,7 +219,7 @@ SavedModel from_metadata(const nn::Metadata& metadata, const std::string& path) 
 SavedModel read_saved_model(const std::string& path) {
   const nn::Safetensors file = nn::read_safetensors(path);
   SavedModel saved = from_metadata(file.metadata, path);
-  check_tensors(file, saved.layers, path);
+  check_tensors(file, saved.layers, saved.members, path);
   return saved;
 }
 

@@ -31,6 +31,43 @@ Tensor TableModel::forward(const Tensor& input) {
   return (*mlp_)(cat(parts, 1));
 }
 
+namespace {
+
+std::vector<std::shared_ptr<TableModel>> fresh_members(const data::TableSchema& schema,
+                                                       const std::vector<int64_t>& widths,
+                                                       int64_t count) {
+  TORCHLET_CHECK(count >= 1, "Expected an ensemble of at least 1 member, but got ", count);
+  std::vector<std::shared_ptr<TableModel>> members;
+  for (int64_t k = 0; k < count; ++k)
+    members.push_back(std::make_shared<TableModel>(schema, widths));
+  return members;
+}
+
+}  // namespace
+
+TableEnsemble::TableEnsemble(const data::TableSchema& schema,
+                             std::vector<std::shared_ptr<TableModel>> members_)
+    : members(std::move(members_)), regression_(schema.task == "regression") {
+  TORCHLET_CHECK(!members.empty(), "Expected an ensemble of at least 1 member, but got 0");
+  for (std::size_t k = 0; k < members.size(); ++k)
+    register_module("member" + std::to_string(k), members[k]);
+}
+
+TableEnsemble::TableEnsemble(const data::TableSchema& schema, const std::vector<int64_t>& widths,
+                             int64_t count)
+    : TableEnsemble(schema, fresh_members(schema, widths, count)) {}
+
+Tensor TableEnsemble::forward(const Tensor& input) {
+  Tensor sum;
+  for (const std::shared_ptr<TableModel>& member : members) {
+    const Tensor output = (*member)(input);
+    const Tensor term = regression_ ? output : output.softmax(1);
+    sum = sum.defined() ? sum + term : term;
+  }
+  const Tensor mean = sum / static_cast<double>(members.size());
+  return regression_ ? mean : mean.log();
+}
+
 int64_t table_model_width(const data::TableSchema& schema) {
   int64_t width = schema.dense_width();
   for (const data::TableColumn* column : schema.embedded()) width += column->embedding_dim;

@@ -30,6 +30,9 @@ struct SavedModel {
   // A model of a table (read_table): its fitted schema, whose input_names() are the features.
   // A regression model has no classes and one output.
   std::optional<data::TableSchema> table{};
+  // A table's model: how many members (TableEnsemble's, their weights "member<k>.") its
+  // prediction averages; 1: one TableModel. Metadata 'members', absent in older checkpoints.
+  int64_t members = 1;
 };
 
 nn::Metadata to_metadata(const SavedModel& model);

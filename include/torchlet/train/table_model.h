@@ -32,6 +32,24 @@ class TableModel : public nn::Module {
   int64_t dense_ = 0;
 };
 
+// K TableModels of one schema and widths (trained apart, from different seeds) whose
+// predictions are averaged: a regression's outputs, a classification's probabilities (the
+// output is the log of their mean, so its softmax is the mean of the members' softmaxes).
+// Member k's weights are "member<k>.<its own names>".
+class TableEnsemble : public nn::Module {
+ public:
+  TableEnsemble(const data::TableSchema& schema, std::vector<std::shared_ptr<TableModel>> members);
+  // `count` fresh members (to load a checkpoint into).
+  TableEnsemble(const data::TableSchema& schema, const std::vector<int64_t>& widths, int64_t count);
+  Tensor forward(const Tensor& input) override;
+  std::string name() const override { return "TableEnsemble"; }
+
+  std::vector<std::shared_ptr<TableModel>> members;
+
+ private:
+  bool regression_ = false;
+};
+
 // The width of the MLP's input for `schema`: its dense inputs plus every embedding's size.
 int64_t table_model_width(const data::TableSchema& schema);
 
