@@ -71,7 +71,7 @@ void each2(const float* a, const float* b, float* out, int64_t n) {
 // tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is 1 once e^2|x|
 // overflows. Both take x's sign (0 and NaN give x).
 template <typename V, auto Exp>
-V tanh(V x) {
+[[gnu::always_inline]] inline V tanh(V x) {
   constexpr float c[8] = {-0.333333284f,   0.13333191f,    -0.0539523624f,   0.0217818469f,
                           -0.00858901907f, 0.00307145878f, -0.000836785766f, 0.000120391873f};
   const V a = x < 0.0f ? -x : x, a2 = a * a;
@@ -86,7 +86,7 @@ V tanh(V x) {
 // erf: x + x Q(x^2) for |x| < 0.9, above 1 - e^-x^2 R(1 / (1 + |x|)) with |x| clamped to 4
 // (erf is 1 in float from 3.92 on).
 template <typename V, auto Exp>
-V erf(V x) {
+[[gnu::always_inline]] inline V erf(V x) {
   constexpr float q[7] = {0.128379166f,   -0.376126349f,    0.112837143f,   -0.0268604625f,
                           0.00520375278f, -0.000817448366f, 8.50839497e-05f};
   constexpr float r[11] = {1.84306882e-05f, 0.563576281f, 0.573183f,   0.206356421f,
@@ -103,34 +103,35 @@ V erf(V x) {
 }
 
 // The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... operation for
-// operation.
+// operation, except that the tanh form's 0.5 (1 + tanh(u)) is sigmoid(2u), the same function
+// without tanh's two branches, and its 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
 template <typename V, auto Erf>
-V gelu(V x) {
+[[gnu::always_inline]] inline V gelu(V x) {
   return x * 0.5f * (Erf(x * float(kSqrtHalf)) + 1.0f);
 }
-template <typename V, auto Tanh>
-V gelu_tanh(V x) {
-  return x * 0.5f * (Tanh((x + x * x * x * float(kGeluCubic)) * float(kSqrtTwoOverPi)) + 1.0f);
+template <typename V, auto Sigmoid>
+[[gnu::always_inline]] inline V gelu_tanh(V x) {
+  return x * Sigmoid((x + x * x * x * float(kGeluCubic)) * float(2 * kSqrtTwoOverPi));
 }
 template <typename V, auto Sigmoid>
-V silu(V x) {
+[[gnu::always_inline]] inline V silu(V x) {
   return x * Sigmoid(x);
 }
 template <typename V, auto Erf, auto Exp>
-V gelu_grad(V x, V dy) {
+[[gnu::always_inline]] inline V gelu_grad(V x, V dy) {
   const V cdf = 0.5f * (1.0f + Erf(x * float(kSqrtHalf)));
   const V pdf = float(kInvSqrtTwoPi) * Exp(x * x * -0.5f);
   return dy * (cdf + x * pdf);
 }
-template <typename V, auto Tanh>
-V gelu_tanh_grad(V x, V dy) {
+template <typename V, auto Sigmoid>
+[[gnu::always_inline]] inline V gelu_tanh_grad(V x, V dy) {
   const V x2 = x * x;
-  const V t = Tanh(float(kSqrtTwoOverPi) * (x + float(kGeluCubic) * x2 * x));
+  const V s = Sigmoid(float(2 * kSqrtTwoOverPi) * (x + float(kGeluCubic) * x2 * x));
   const V inner = float(kSqrtTwoOverPi) * (1.0f + float(3 * kGeluCubic) * x2);
-  return dy * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * inner);
+  return dy * (s + 2.0f * x * s * (1.0f - s) * inner);
 }
 template <typename V, auto Sigmoid>
-V silu_grad(V x, V dy) {
+[[gnu::always_inline]] inline V silu_grad(V x, V dy) {
   const V s = Sigmoid(x);
   return dy * s * (1.0f + x * (1.0f - s));
 }

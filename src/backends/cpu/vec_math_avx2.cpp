@@ -1,6 +1,6 @@
-// vec_math's 8-lane functions: SLEEF's AVX2 versions. This file alone is compiled with -mavx2
-// -mfma (src/CMakeLists.txt) and is only called on CPUs that have both (vec_math::unary), so it
-// includes nothing whose inline functions other files share.
+// vec_math's 8-lane functions: SLEEF's AVX2 versions and an inlined exp. This file alone is
+// compiled with -mavx2 -mfma (src/CMakeLists.txt) and is only called on CPUs that have both
+// (vec_math::unary), so it includes nothing whose inline functions other files share.
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -12,24 +12,60 @@ namespace {
 
 using f8 = float __attribute__((vector_size(32)));  // vec_math.h's V of 8 lanes
 
-f8 exp8(f8 x) { return Sleef_expf8_u10avx2(x); }
-f8 erf8(f8 x) { return erf<f8, exp8>(x); }
-f8 tanh8(f8 x) { return tanh<f8, exp8>(x); }
+#define TORCHLET_INLINE [[gnu::always_inline]] inline
+
+// e^x (within 1 ulp of the C library's expf on the accuracy test's values), inlined into the
+// functions built on it (a call to SLEEF's expf spills every vector the caller holds, all of them
+// caller-saved): Cephes' expf polynomial after reducing x by n ln 2 (n = x log2 e rounded, ln 2 in
+// two parts), then times 2^n. Full: x is clamped to [-104, 89], where e^x is 0 and inf in float,
+// and 2^n is applied as 2^(n/2) 2^(n - n/2), so that a result that overflows gives inf and one
+// below FLT_MIN is rounded once to its denormal. Otherwise x is clamped to [-87, 88], where e^x is
+// normal and finite, and 2^n is one factor. A NaN stays NaN.
+template <bool Full>
+TORCHLET_INLINE f8 exp_of(f8 x) {
+  x = x > (Full ? 89.0f : 88.0f) ? f8{} + (Full ? 89.0f : 88.0f) : x;
+  x = x < (Full ? -104.0f : -87.0f) ? f8{} + (Full ? -104.0f : -87.0f) : x;
+  const f8 n =
+      _mm256_round_ps(x * 1.44269504088896341f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const f8 r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+  f8 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const f8 y = (p * (r * r) + r) + 1.0f;
+  using i8 = int32_t __attribute__((vector_size(32)));
+  const i8 k = (i8)_mm256_cvtps_epi32(n);  // n is whole: exact (a NaN's lanes give NaN anyway)
+  auto power = [](i8 e) {                  // 2^e for e in [-126, 127]
+    const i8 bits = (e + 127) << 23;
+    f8 f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  if constexpr (Full) return y * power(k >> 1) * power(k - (k >> 1));
+  return y * power(k);
+}
+TORCHLET_INLINE f8 exp8(f8 x) { return exp_of<true>(x); }
+// For tanh's e^2|x| (beyond 88 it is 1 - 2 / (e^88 + 1), which rounds to 1) and erf's e^-x^2
+// (x^2 <= 16).
+TORCHLET_INLINE f8 exp8_normal(f8 x) { return exp_of<false>(x); }
+TORCHLET_INLINE f8 erf8(f8 x) { return erf<f8, exp8_normal>(x); }
+TORCHLET_INLINE f8 tanh8(f8 x) { return tanh<f8, exp8_normal>(x); }
 
 template <auto F>  // a function of one __m256 (SLEEF's return const __m256)
-void block8(const float* in, float* out) {
+TORCHLET_INLINE void block8(const float* in, float* out) {
   _mm256_storeu_ps(out, F(_mm256_loadu_ps(in)));
 }
 
 template <auto F>  // a function of two
-void block8x2(const float* a, const float* b, float* out) {
+TORCHLET_INLINE void block8x2(const float* a, const float* b, float* out) {
   _mm256_storeu_ps(out, F(_mm256_loadu_ps(a), _mm256_loadu_ps(b)));
 }
 
 // sigmoid(x) from e = exp(-|x|) as unary_value computes it: 1 / (1 + e) for x >= 0, else
 // e / (1 + e); exp never sees a large positive argument.
-f8 sigmoid8(f8 x) {
-  const __m256 e = Sleef_expf8_u10avx2(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
+TORCHLET_INLINE f8 sigmoid8(f8 x) {
+  const __m256 e = exp8(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
   return _mm256_div_ps(_mm256_blendv_ps(e, one, positive), _mm256_add_ps(one, e));
@@ -48,7 +84,7 @@ __m256 log1p8(__m256 x) {
 
 void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
   switch (op) {
-    case UnaryOp::Exp: return each<8, block8<Sleef_expf8_u10avx2>>(x, y, n);
+    case UnaryOp::Exp: return each<8, block8<exp8>>(x, y, n);
     case UnaryOp::Log: return each<8, block8<Sleef_logf8_u35avx2>>(x, y, n);
     case UnaryOp::Log1p: return each<8, block8<log1p8>>(x, y, n);
     case UnaryOp::Expm1: return each<8, block8<Sleef_expm1f8_u10avx2>>(x, y, n);
@@ -58,7 +94,7 @@ void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::Sin: return each<8, block8<Sleef_sinf8_u10avx2>>(x, y, n);
     case UnaryOp::Cos: return each<8, block8<Sleef_cosf8_u10avx2>>(x, y, n);
     case UnaryOp::Gelu: return each<8, block8<gelu<f8, erf8>>>(x, y, n);
-    case UnaryOp::GeluTanh: return each<8, block8<gelu_tanh<f8, tanh8>>>(x, y, n);
+    case UnaryOp::GeluTanh: return each<8, block8<gelu_tanh<f8, sigmoid8>>>(x, y, n);
     case UnaryOp::Silu: return each<8, block8<silu<f8, sigmoid8>>>(x, y, n);
     default: return;
   }
@@ -68,7 +104,7 @@ void binary_avx2(BinaryOp op, const float* a, const float* b, float* out, int64_
   switch (op) {
     case BinaryOp::GeluBackward: return each2<8, block8x2<gelu_grad<f8, erf8, exp8>>>(a, b, out, n);
     case BinaryOp::GeluTanhBackward:
-      return each2<8, block8x2<gelu_tanh_grad<f8, tanh8>>>(a, b, out, n);
+      return each2<8, block8x2<gelu_tanh_grad<f8, sigmoid8>>>(a, b, out, n);
     case BinaryOp::SiluBackward: return each2<8, block8x2<silu_grad<f8, sigmoid8>>>(a, b, out, n);
     default: return;
   }
