@@ -15,18 +15,21 @@ using f8 = float __attribute__((vector_size(32)));  // vec_math.h's V of 8 lanes
 #define TORCHLET_INLINE [[gnu::always_inline]] inline
 
 // e^x (within 1 ulp of the C library's expf on the accuracy test's values), inlined into the
-// functions built on it (a call to SLEEF's expf spills every vector the caller holds, all of them
-// caller-saved): Cephes' expf polynomial after reducing x by n ln 2 (n = x log2 e rounded, ln 2 in
-// two parts), then times 2^n. Full: x is clamped to [-104, 89], where e^x is 0 and inf in float,
-// and 2^n is applied as 2^(n/2) 2^(n - n/2), so that a result that overflows gives inf and one
-// below FLT_MIN is rounded once to its denormal. Otherwise x is clamped to [-87, 88], where e^x is
-// normal and finite, and 2^n is one factor. A NaN stays NaN.
+// functions built on it (a call to SLEEF's expf spills every vector the caller holds, all of
+// them caller-saved): Cephes' expf polynomial after reducing x by n ln 2 (n = x log2 e rounded,
+// by adding and taking off 1.5 2^23, ln 2 in two parts), then times 2^n. Full: x is clamped to
+// [-104, 89], where e^x is 0 and inf in float, and 2^n is applied as 2^(n/2) 2^(n - n/2), so
+// that a result that overflows gives inf and one below FLT_MIN is rounded once to its
+// denormal; a NaN stays NaN. Otherwise x must be within [-87, 88], where e^x is normal and
+// finite, and 2^n is one factor.
 template <bool Full>
 TORCHLET_INLINE f8 exp_of(f8 x) {
-  x = x > (Full ? 89.0f : 88.0f) ? f8{} + (Full ? 89.0f : 88.0f) : x;
-  x = x < (Full ? -104.0f : -87.0f) ? f8{} + (Full ? -104.0f : -87.0f) : x;
-  const f8 n =
-      _mm256_round_ps(x * 1.44269504088896341f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  if constexpr (Full) {
+    x = x > 89.0f ? f8{} + 89.0f : x;
+    x = x < -104.0f ? f8{} - 104.0f : x;
+  }
+  constexpr float kShift = 0x1.8p23f;  // its last bit is 1: the sum's low bits are n
+  const f8 shifted = x * 1.44269504088896341f + kShift, n = shifted - kShift;
   const f8 r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
   f8 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
@@ -35,8 +38,10 @@ TORCHLET_INLINE f8 exp_of(f8 x) {
   p = p * r + 5.0000001201e-1f;
   const f8 y = (p * (r * r) + r) + 1.0f;
   using i8 = int32_t __attribute__((vector_size(32)));
-  const i8 k = (i8)_mm256_cvtps_epi32(n);  // n is whole: exact (a NaN's lanes give NaN anyway)
-  auto power = [](i8 e) {                  // 2^e for e in [-126, 127]
+  i8 k;  // n as an integer: the low 22 bits of shifted, sign-extended
+  std::memcpy(&k, &shifted, sizeof k);
+  k = (k << 10) >> 10;
+  auto power = [](i8 e) {  // 2^e for e in [-126, 127]
     const i8 bits = (e + 127) << 23;
     f8 f;
     std::memcpy(&f, &bits, sizeof f);
@@ -46,8 +51,6 @@ TORCHLET_INLINE f8 exp_of(f8 x) {
   return y * power(k);
 }
 TORCHLET_INLINE f8 exp8(f8 x) { return exp_of<true>(x); }
-// For tanh's e^2|x| (beyond 88 it is 1 - 2 / (e^88 + 1), which rounds to 1) and erf's e^-x^2
-// (x^2 <= 16).
 TORCHLET_INLINE f8 exp8_normal(f8 x) { return exp_of<false>(x); }
 TORCHLET_INLINE f8 erf8(f8 x) { return erf<f8, exp8_normal>(x); }
 TORCHLET_INLINE f8 tanh8(f8 x) { return tanh<f8, exp8_normal>(x); }
