@@ -17,17 +17,15 @@ using f8 = float __attribute__((vector_size(32)));  // vec_math.h's V of 8 lanes
 // e^x (within 1 ulp of the C library's expf on the accuracy test's values), inlined into the
 // functions built on it (a call to SLEEF's expf spills every vector the caller holds, all of
 // them caller-saved): Cephes' expf polynomial after reducing x by n ln 2 (n = x log2 e rounded,
-// by adding and taking off 1.5 2^23, ln 2 in two parts), then times 2^n. Full: x is clamped to
-// [-104, 89], where e^x is 0 and inf in float, and 2^n is applied as 2^(n/2) 2^(n - n/2), so
-// that a result that overflows gives inf and one below FLT_MIN is rounded once to its
-// denormal; a NaN stays NaN. Otherwise x must be within [-87, 88], where e^x is normal and
-// finite, and 2^n is one factor.
-template <bool Full>
+// by adding and taking off 1.5 2^23, ln 2 in two parts), then times 2^n. Above: x is clamped
+// to at most 89, where e^x is inf in float; Below: to at least -104, where it is 0; with
+// either, 2^n is applied as 2^(n/2) 2^(n - n/2), so that a result that overflows gives inf and
+// one below FLT_MIN is rounded once to its denormal; a NaN stays NaN. Without them x must be
+// within [-87, 88], where e^x is normal and finite, and 2^n is one factor.
+template <bool Above, bool Below>
 TORCHLET_INLINE f8 exp_of(f8 x) {
-  if constexpr (Full) {
-    x = x > 89.0f ? f8{} + 89.0f : x;
-    x = x < -104.0f ? f8{} - 104.0f : x;
-  }
+  if constexpr (Above) x = x > 89.0f ? f8{} + 89.0f : x;
+  if constexpr (Below) x = x < -104.0f ? f8{} - 104.0f : x;
   constexpr float kShift = 0x1.8p23f;  // its last bit is 1: the sum's low bits are n
   const f8 shifted = x * 1.44269504088896341f + kShift, n = shifted - kShift;
   const f8 r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
@@ -47,11 +45,12 @@ TORCHLET_INLINE f8 exp_of(f8 x) {
     std::memcpy(&f, &bits, sizeof f);
     return f;
   };
-  if constexpr (Full) return y * power(k >> 1) * power(k - (k >> 1));
+  if constexpr (Above || Below) return y * power(k >> 1) * power(k - (k >> 1));
   return y * power(k);
 }
-TORCHLET_INLINE f8 exp8(f8 x) { return exp_of<true>(x); }
-TORCHLET_INLINE f8 exp8_normal(f8 x) { return exp_of<false>(x); }
+TORCHLET_INLINE f8 exp8(f8 x) { return exp_of<true, true>(x); }
+TORCHLET_INLINE f8 exp8_nonpositive(f8 x) { return exp_of<false, true>(x); }  // x <= 0 or NaN
+TORCHLET_INLINE f8 exp8_normal(f8 x) { return exp_of<false, false>(x); }
 TORCHLET_INLINE f8 erf8(f8 x) { return erf<f8, exp8_normal>(x); }
 TORCHLET_INLINE f8 tanh8(f8 x) { return tanh<f8, exp8_normal>(x); }
 
@@ -68,7 +67,7 @@ TORCHLET_INLINE void block8x2(const float* a, const float* b, float* out) {
 // sigmoid(x) from e = exp(-|x|) as unary_value computes it: 1 / (1 + e) for x >= 0, else
 // e / (1 + e); exp never sees a large positive argument.
 TORCHLET_INLINE f8 sigmoid8(f8 x) {
-  const __m256 e = exp8(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
+  const __m256 e = exp8_nonpositive(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
   return _mm256_div_ps(_mm256_blendv_ps(e, one, positive), _mm256_add_ps(one, e));
@@ -105,7 +104,8 @@ void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
 
 void binary_avx2(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
   switch (op) {
-    case BinaryOp::GeluBackward: return each2<8, block8x2<gelu_grad<f8, erf8, exp8>>>(a, b, out, n);
+    case BinaryOp::GeluBackward:
+      return each2<8, block8x2<gelu_grad<f8, erf8, exp8_nonpositive>>>(a, b, out, n);
     case BinaryOp::GeluTanhBackward:
       return each2<8, block8x2<gelu_tanh_grad<f8, sigmoid8>>>(a, b, out, n);
     case BinaryOp::SiluBackward: return each2<8, block8x2<silu_grad<f8, sigmoid8>>>(a, b, out, n);
