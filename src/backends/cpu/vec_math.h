@@ -1,9 +1,11 @@
 // Vectorised float32 maths for the CPU's unary kernels and the activations' gradients: SLEEF
 // (Debian's libsleef-dev), its 1.0-ulp functions (3.5-ulp logf, within 2 ulp of the C library's
-// on the accuracy tests' values; tanh and erf are torchlet's own, below), in 8 lanes on CPUs with
-// AVX2 and FMA (vec_math_avx2.cpp, the one file compiled for them) and in 4 SSE2 lanes on the
-// others (vec_math.cpp), chosen once at run time. A run's last few elements go through the same
-// vector function (padded), so each element's result is the same wherever a thread's range starts.
+// on the accuracy tests' values; tanh and erf are torchlet's own, below, and so is exp in 8
+// lanes), in 8 lanes on CPUs with AVX2 and FMA (vec_math_avx2.cpp, the one file compiled for
+// them) and in 4 SSE2 lanes on the others (vec_math.cpp), chosen once at run time. Every
+// function of a vector is inlined into its loop (a call would spill the live vectors). A run's last
+// few elements go through the same vector function (padded), so each element's result is the same
+// wherever a thread's range starts.
 #pragma once
 
 #include <cstdint>
@@ -62,8 +64,8 @@ void each2(const float* a, const float* b, float* out, int64_t n) {
 
 // The functions below work on one vector V of 8 or 4 floats (a GCC vector type: its arithmetic,
 // comparisons and ?: are lane by lane, a float operand is broadcast; not __m256 itself, whose
-// may_alias attribute a template argument drops), with SLEEF's functions of that width passed
-// in as Exp, Erf ... (of V, converted to and from __m256 or __m128).
+// may_alias attribute a template argument drops), with the functions of that width (SLEEF's or
+// vec_math_avx2.cpp's) passed in as Exp, Erf ... (of V, converted to and from __m256 or __m128).
 
 // x's lanes with the sign bit cleared (|x|, and a NaN stays NaN), and t's with x's sign bit
 // (of t >= 0: -t where x has the bit, -0 and NaNs with the bit included).
@@ -90,9 +92,10 @@ template <typename V>
 // tanh and erf within about 1 ulp of the correctly rounded result (the accuracy tests hold them
 // to 2 ulp of the C library's tanhf and erff), in about half the time of SLEEF's 1-ulp tanhf
 // and erff (one measurement each, in L1, at load 12: 1.44 against 2.50 and 1.88 against 3.94
-// ns a float, 8 lanes). The polynomials and their worst errors are scripts/fit_vec_math.py's.
-// tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is 1 once e^2|x|
-// overflows. Both take x's sign bit (0 and -0 give x, a NaN a NaN). Exp need not take
+// ns a float, 8 lanes; with vec_math_avx2.cpp's inlined exp and nothing called, 1.05-1.09 and
+// 1.23-1.29 ns, thread CPU time at load 6). The polynomials and their worst errors are
+// scripts/fit_vec_math.py's. tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is
+// 1 once e^2|x| overflows. Both take x's sign bit (0 and -0 give x, a NaN a NaN). Exp need not take
 // arguments beyond 88: tanh clamps them there, erf's are -x^2 >= -16.
 template <typename V, auto Exp>
 [[gnu::always_inline]] inline V tanh(V x) {
