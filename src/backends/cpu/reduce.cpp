@@ -21,7 +21,7 @@ using v4f = float __attribute__((vector_size(16)));
 // summed down j in a double as a plain loop would. kColumnChunk columns at a time, their sums
 // in a buffer that stays in L1, so each row's part is read contiguously (a stream the
 // prefetcher follows, not one cache line a row).
-constexpr int64_t kColumnChunk = 1024;
+constexpr int64_t kColumnChunk = 2048;
 TORCHLET_SIMD_CLONES void column_sums(const float* in, float* out, int64_t r, int64_t inner,
                                       int64_t begin, int64_t end, float scale) {
   double acc[kColumnChunk];
