@@ -2,8 +2,8 @@
 // bias add fused into the small GEMM (bit for bit the GEMM and then the add), the column sums
 // of a bias gradient (bit for bit the plain double loop), and the fused softmax cross-entropy
 // in both of its layouts (eight rows to a vector up to 32 classes, a row along its classes
-// beyond), NaN and -inf logits included; and the reductions of contiguous runs (sums in 16
-// double lanes, max and min in 16 float lanes, long runs cut into parts reduced in parallel).
+// beyond), NaN and -inf logits included; and the reductions of contiguous runs (sums in 32
+// double lanes, max and min in 32 float lanes, long runs cut into parts reduced in parallel).
 #include <cmath>
 #include <limits>
 #include <sstream>

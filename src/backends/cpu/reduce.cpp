@@ -21,7 +21,7 @@ using v4f = float __attribute__((vector_size(16)));
 // summed down j in a double as a plain loop would. kColumnChunk columns at a time, their sums
 // in a buffer that stays in L1, so each row's part is read contiguously (a stream the
 // prefetcher follows, not one cache line a row).
-constexpr int64_t kColumnChunk = 1024;
+constexpr int64_t kColumnChunk = 2048;
 TORCHLET_SIMD_CLONES void column_sums(const float* in, float* out, int64_t r, int64_t inner,
                                       int64_t begin, int64_t end, float scale) {
   double acc[kColumnChunk];
@@ -43,43 +43,53 @@ constexpr int64_t kRunPart = int64_t{1} << 16;
 // columns: each column is summed as before, so the result does not depend on the split.
 constexpr int64_t kColumnBlock = 256;
 
-// The sum of a contiguous run in double, in 16 lanes (four vectors) so that the additions
+// Runs are read ahead of the loads by this many floats (software prefetch, one a cache line):
+// with the hardware's prefetches alone, one core keeps too few lines in flight to stream at
+// the memory's rate.
+constexpr int64_t kReadAhead = 2048;
+
+// The sum of a contiguous run in double, in 32 lanes (eight vectors) so that the additions
 // overlap instead of waiting on one another; the lanes are added in a fixed order.
 TORCHLET_SIMD_CLONES double run_sum(const float* x, int64_t n) {
-  v4d acc[4] = {};
+  v4d acc[8] = {};
   int64_t j = 0;
-  for (; j + 16 <= n; j += 16)
-    for (int u = 0; u < 4; ++u) {
+  for (; j + 32 <= n; j += 32) {
+    __builtin_prefetch(x + j + kReadAhead);
+    __builtin_prefetch(x + j + kReadAhead + 16);
+    for (int u = 0; u < 8; ++u) {
       v4f v;
       std::memcpy(&v, x + j + 4 * u, sizeof v);
       acc[u] += __builtin_convertvector(v, v4d);
     }
-  const v4d total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  }
+  const v4d total =
+      ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   double sum = (total[0] + total[1]) + (total[2] + total[3]);
   for (; j < n; ++j) sum += x[j];
   return sum;
 }
 
-// The largest (or smallest) of a contiguous run of n >= 1 floats, in 16 lanes; NaN if any is
-// NaN (as reduce_step: NaN propagates).
+// The largest (or smallest) of a contiguous run of n >= 1 floats, in 32 lanes (four vectors);
+// NaN if any is NaN (as reduce_step: NaN propagates).
 TORCHLET_SIMD_CLONES float run_extreme(const float* x, int64_t n, bool max) {
-  using v4i = int __attribute__((vector_size(16)));
-  const float first = x[0];
-  v4f acc[4];
-  for (v4f& a : acc) a = v4f{first, first, first, first};
-  v4i nan = {};
+  const simd::v8 first = simd::splat(x[0]);
+  simd::v8 acc[4] = {first, first, first, first};
+  simd::v8i nan = {};
   int64_t j = 0;
-  for (; j + 16 <= n; j += 16)
+  for (; j + 32 <= n; j += 32) {
+    __builtin_prefetch(x + j + kReadAhead);
+    __builtin_prefetch(x + j + kReadAhead + 16);
     for (int u = 0; u < 4; ++u) {
-      v4f v;
-      std::memcpy(&v, x + j + 4 * u, sizeof v);
+      const simd::v8 v = simd::load(x + j + 8 * u);
       nan |= v != v;
       acc[u] = max ? (v > acc[u] ? v : acc[u]) : (v < acc[u] ? v : acc[u]);
     }
-  float out = first;
+  }
+  float out = x[0];
   for (int u = 0; u < 4; ++u)
-    for (int l = 0; l < 4; ++l) out = max ? std::max(out, acc[u][l]) : std::min(out, acc[u][l]);
-  bool any_nan = nan[0] | nan[1] | nan[2] | nan[3];
+    for (int l = 0; l < 8; ++l) out = max ? std::max(out, acc[u][l]) : std::min(out, acc[u][l]);
+  bool any_nan = false;
+  for (int l = 0; l < 8; ++l) any_nan |= nan[l] != 0;
   for (; j < n; ++j) {
     any_nan |= x[j] != x[j];
     out = max ? std::max(out, x[j]) : std::min(out, x[j]);

@@ -1,13 +1,16 @@
 // Vectorised float32 maths for the CPU's unary kernels and the activations' gradients: SLEEF
 // (Debian's libsleef-dev), its 1.0-ulp functions (3.5-ulp logf, within 2 ulp of the C library's
-// on the accuracy tests' values; tanh and erf are torchlet's own, below), in 8 lanes on CPUs with
-// AVX2 and FMA (vec_math_avx2.cpp, the one file compiled for them) and in 4 SSE2 lanes on the
-// others (vec_math.cpp), chosen once at run time. A run's last few elements go through the same
-// vector function (padded), so each element's result is the same wherever a thread's range starts.
+// on the accuracy tests' values; tanh and erf are torchlet's own, below, and so is exp in 8
+// lanes), in 8 lanes on CPUs with AVX2 and FMA (vec_math_avx2.cpp, the one file compiled for
+// them) and in 4 SSE2 lanes on the others (vec_math.cpp), chosen once at run time. Every
+// function of a vector is inlined into its loop (a call would spill the live vectors). A run's last
+// few elements go through the same vector function (padded), so each element's result is the same
+// wherever a thread's range starts.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "backends/elementwise.h"
 
@@ -61,76 +64,100 @@ void each2(const float* a, const float* b, float* out, int64_t n) {
 
 // The functions below work on one vector V of 8 or 4 floats (a GCC vector type: its arithmetic,
 // comparisons and ?: are lane by lane, a float operand is broadcast; not __m256 itself, whose
-// may_alias attribute a template argument drops), with SLEEF's functions of that width passed
-// in as Exp, Erf ... (of V, converted to and from __m256 or __m128).
+// may_alias attribute a template argument drops), with the functions of that width (SLEEF's or
+// vec_math_avx2.cpp's) passed in as Exp, Erf ... (of V, converted to and from __m256 or __m128).
+
+// x's lanes with the sign bit cleared (|x|, and a NaN stays NaN), and t's with x's sign bit
+// (of t >= 0: -t where x has the bit, -0 and NaNs with the bit included).
+template <typename V>
+[[gnu::always_inline]] inline V magnitude(V x) {
+  using I = decltype(x < x);  // integers as wide as V's lanes
+  I bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= std::numeric_limits<int32_t>::max();
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+template <typename V>
+[[gnu::always_inline]] inline V with_sign_of(V x, V t) {
+  using I = decltype(x < x);
+  I xi, ti;
+  std::memcpy(&xi, &x, sizeof xi);
+  std::memcpy(&ti, &t, sizeof ti);
+  ti |= xi & std::numeric_limits<int32_t>::min();
+  std::memcpy(&t, &ti, sizeof t);
+  return t;
+}
 
 // tanh and erf within about 1 ulp of the correctly rounded result (the accuracy tests hold them
 // to 2 ulp of the C library's tanhf and erff), in about half the time of SLEEF's 1-ulp tanhf
 // and erff (one measurement each, in L1, at load 12: 1.44 against 2.50 and 1.88 against 3.94
-// ns a float, 8 lanes). The polynomials and their worst errors are scripts/fit_vec_math.py's.
-// tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is 1 once e^2|x|
-// overflows. Both take x's sign (0 and NaN give x).
+// ns a float, 8 lanes; with vec_math_avx2.cpp's inlined exp and nothing called, 1.05-1.09 and
+// 1.23-1.29 ns, thread CPU time at load 6). The polynomials and their worst errors are
+// scripts/fit_vec_math.py's. tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is
+// 1 once e^2|x| overflows. Both take x's sign bit (0 and -0 give x, a NaN a NaN). Exp need not take
+// arguments beyond 88: tanh clamps them there, erf's are -x^2 >= -16.
 template <typename V, auto Exp>
-V tanh(V x) {
+[[gnu::always_inline]] inline V tanh(V x) {
   constexpr float c[8] = {-0.333333284f,   0.13333191f,    -0.0539523624f,   0.0217818469f,
                           -0.00858901907f, 0.00307145878f, -0.000836785766f, 0.000120391873f};
-  const V a = x < 0.0f ? -x : x, a2 = a * a;
+  const V a = magnitude(x), a2 = a * a;
   V p = a2 * c[7] + c[6];
   for (int j = 5; j >= 0; --j) p = p * a2 + c[j];
   const V small = a + a * a2 * p;
-  const V large = 1.0f - 2.0f / (Exp(a + a) + 1.0f);
-  const V t = a < 1.0f ? small : large;
-  return x < 0.0f ? -t : x > 0.0f ? t : x;
+  const V twice = a + a;
+  const V large = 1.0f - 2.0f / (Exp(twice > 88.0f ? V{} + 88.0f : twice) + 1.0f);
+  return with_sign_of(x, a < 1.0f ? small : large);
 }
 
 // erf: x + x Q(x^2) for |x| < 0.9, above 1 - e^-x^2 R(1 / (1 + |x|)) with |x| clamped to 4
 // (erf is 1 in float from 3.92 on).
 template <typename V, auto Exp>
-V erf(V x) {
+[[gnu::always_inline]] inline V erf(V x) {
   constexpr float q[7] = {0.128379166f,   -0.376126349f,    0.112837143f,   -0.0268604625f,
                           0.00520375278f, -0.000817448366f, 8.50839497e-05f};
   constexpr float r[11] = {1.84306882e-05f, 0.563576281f, 0.573183f,   0.206356421f,
                            0.114990845f,    -1.99155104f, 2.06291437f, 1.52294886f,
                            -4.91472006f,    4.11377525f,  -1.26146996f};
-  const V m = x < 0.0f ? -x : x, a = m < 4.0f ? m : V{} + 4.0f, a2 = a * a;
+  const V m = magnitude(x), a = m > 4.0f ? V{} + 4.0f : m, a2 = a * a;
   V pq = a2 * q[6] + q[5];
   for (int j = 4; j >= 0; --j) pq = pq * a2 + q[j];
   const V t = 1.0f / (1.0f + a);
   V pr = t * r[10] + r[9];
   for (int j = 8; j >= 0; --j) pr = pr * t + r[j];
-  const V e = a < 0.9f ? a + a * pq : 1.0f - Exp(-a2) * pr;
-  return x < 0.0f ? -e : x > 0.0f ? e : x;
+  return with_sign_of(x, a < 0.9f ? a + a * pq : 1.0f - Exp(-a2) * pr);
 }
 
 // The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... operation for
-// operation.
+// operation, except that the tanh form's 0.5 (1 + tanh(u)) is sigmoid(2u), the same function
+// without tanh's two branches, and its 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
 template <typename V, auto Erf>
-V gelu(V x) {
+[[gnu::always_inline]] inline V gelu(V x) {
   return x * 0.5f * (Erf(x * float(kSqrtHalf)) + 1.0f);
 }
-template <typename V, auto Tanh>
-V gelu_tanh(V x) {
-  return x * 0.5f * (Tanh((x + x * x * x * float(kGeluCubic)) * float(kSqrtTwoOverPi)) + 1.0f);
+template <typename V, auto Sigmoid>
+[[gnu::always_inline]] inline V gelu_tanh(V x) {
+  return x * Sigmoid((x + x * x * x * float(kGeluCubic)) * float(2 * kSqrtTwoOverPi));
 }
 template <typename V, auto Sigmoid>
-V silu(V x) {
+[[gnu::always_inline]] inline V silu(V x) {
   return x * Sigmoid(x);
 }
 template <typename V, auto Erf, auto Exp>
-V gelu_grad(V x, V dy) {
+[[gnu::always_inline]] inline V gelu_grad(V x, V dy) {
   const V cdf = 0.5f * (1.0f + Erf(x * float(kSqrtHalf)));
   const V pdf = float(kInvSqrtTwoPi) * Exp(x * x * -0.5f);
   return dy * (cdf + x * pdf);
 }
-template <typename V, auto Tanh>
-V gelu_tanh_grad(V x, V dy) {
+template <typename V, auto Sigmoid>
+[[gnu::always_inline]] inline V gelu_tanh_grad(V x, V dy) {
   const V x2 = x * x;
-  const V t = Tanh(float(kSqrtTwoOverPi) * (x + float(kGeluCubic) * x2 * x));
+  const V s = Sigmoid(float(2 * kSqrtTwoOverPi) * (x + float(kGeluCubic) * x2 * x));
   const V inner = float(kSqrtTwoOverPi) * (1.0f + float(3 * kGeluCubic) * x2);
-  return dy * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * inner);
+  return dy * (s + 2.0f * x * s * (1.0f - s) * inner);
 }
 template <typename V, auto Sigmoid>
-V silu_grad(V x, V dy) {
+[[gnu::always_inline]] inline V silu_grad(V x, V dy) {
   const V s = Sigmoid(x);
   return dy * s * (1.0f + x * (1.0f - s));
 }
