@@ -22,7 +22,20 @@ py::object as_size(const Shape& shape) {
   return size_type ? size_type(sizes) : py::object(sizes);
 }
 
+}  // namespace
+
+void check_one_element(const Tensor& t) {
+  if (t.numel() != 1)
+    throw py::value_error(
+        "only one element tensors can be converted to Python scalars, but got "
+        "shape " +
+        t.shape().str());
+}
+
+namespace {
+
 py::object item(const Tensor& t) {
+  check_one_element(t);
   switch (t.dtype()) {
     case DType::Float32: return py::float_(t.item<float>());
     case DType::Int64: return py::int_(t.item<int64_t>());
@@ -35,7 +48,8 @@ py::object item(const Tensor& t) {
 PyObject* raw_item(PyObject* self, PyObject*) noexcept {
   try {
     const Tensor* t = tensor_of(self);
-    if (t != nullptr && t->dtype() == kFloat32) return PyFloat_FromDouble(t->item<float>());
+    if (t != nullptr && t->dtype() == kFloat32 && t->numel() == 1)
+      return PyFloat_FromDouble(t->item<float>());
     return item(py::handle(self).cast<const Tensor&>()).release().ptr();
   } catch (...) {
     set_python_error();
@@ -215,14 +229,20 @@ void bind_tensor(py::module_& m) {
       .def("numpy", &numpy, "A numpy array sharing this CPU tensor's memory.")
       .def("__float__",
            [](const Tensor& t) {
+             check_one_element(t);
              return t.dtype() == kFloat32 ? double(t.item<float>()) : t.to(kFloat64).item<double>();
            })
-      .def("__int__", [](const Tensor& t) { return t.to(kInt64).item<int64_t>(); })
+      .def("__int__",
+           [](const Tensor& t) {
+             check_one_element(t);
+             return t.to(kInt64).item<int64_t>();
+           })
       .def("__index__",
            [](const Tensor& t) {
              if (is_floating_point(t.dtype()))
                throw py::type_error(
                    "only integer tensors of a single element can be converted to an index");
+             check_one_element(t);
              return t.to(kInt64).item<int64_t>();
            })
       .def("__bool__",

@@ -41,6 +41,8 @@ Tensor share_buffer(const py::buffer& array);
 // Sets the Python error for the exception being handled (torchlet::Error by its kind, pybind11's
 // own, anything else a RuntimeError): what a plain CPython function returns nullptr after.
 void set_python_error() noexcept;
+// Throws ValueError (as PyTorch) unless t has one element: for item(), float(), int().
+void check_one_element(const Tensor& t);
 // Installs fn as the method `name` of cls without pybind11's dispatcher (about 2x cheaper a
 // call): for the hottest methods (item, the arithmetic operators). flags: METH_NOARGS, METH_O.
 void def_raw(py::handle cls, const char* name, PyCFunction fn, int flags,

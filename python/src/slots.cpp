@@ -1,6 +1,6 @@
-// The per-op fast path: +, -, *, / as the Tensor type's CPython number slots (the interpreter
-// calls them directly, without looking up __add__ or pybind11's overload dispatch), and the
-// Tensor <-> PyObject conversions they and item() use, with the type's pybind11 record looked
+// The per-op fast path: +, -, *, / and float() as the Tensor type's CPython number slots (the
+// interpreter calls them directly, without looking up __add__ or pybind11's overload dispatch), and
+// the Tensor <-> PyObject conversions they and item() use, with the type's pybind11 record looked
 // up once instead of by typeid at every call. Tensor.__add__ and friends stay bound by
 // bind_ops.cpp for explicit calls; these slots give the same results.
 #include "bindings.h"
@@ -39,6 +39,23 @@ PyObject* divide(PyObject* a, PyObject* b) noexcept {
   return binary_slot(a, b, [](const auto& x, const auto& y) { return x / y; });
 }
 
+// float(x): the one element as a double (a float32 tensor's value exactly; others converted).
+PyObject* to_float(PyObject* a) noexcept {
+  try {
+    const Tensor* x = tensor_of(a);
+    if (x == nullptr) {
+      PyErr_SetString(PyExc_TypeError, "float(): Expected a torchlet.Tensor");
+      return nullptr;
+    }
+    check_one_element(*x);
+    return PyFloat_FromDouble(x->dtype() == kFloat32 ? double(x->item<float>())
+                                                     : x->item<double>());
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 const Tensor* tensor_of(PyObject* o) noexcept {
@@ -64,6 +81,7 @@ void install_slots(py::class_<Tensor>& cls) {
   number->nb_subtract = &subtract;
   number->nb_multiply = &multiply;
   number->nb_true_divide = &divide;
+  number->nb_float = &to_float;
   PyType_Modified(tensor_type);
 }
 

@@ -101,6 +101,11 @@ def test_errors_are_pythons_kinds():
         torchlet.tensor(["a"])
     with pytest.raises(RuntimeError):
         torchlet.device("tpu")
+    for convert in (lambda t: t.item(), float, int):  # ValueError, as PyTorch's
+        with pytest.raises(ValueError, match=r"only one element tensors .* shape \[2\]"):
+            convert(torchlet.ones(2))
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(torchlet.ones(2))
 
 
 def test_no_grad_as_context_and_decorator():

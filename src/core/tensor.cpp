@@ -190,6 +190,13 @@ template <typename T>
 T Tensor::item() const {
   TORCHLET_CHECK(numel() == 1, "item: Expected a tensor with one element, but got shape ", shape());
   check_not_recording("item()", "a read to the host, whose value would be frozen");
+  // The common case (the tensor's own dtype) reads the one element where it lies: no
+  // conversion, no copy to a contiguous tensor, no vector (a per-epoch loss.item() pays this).
+  if (dtype() == dtype_of<T>()) {
+    T value;
+    backend_of(*this).copy_to_host(&value, impl_->data(), sizeof(T));
+    return value;
+  }
   return to_vector<T>()[0];
 }
 template float Tensor::item<float>() const;
