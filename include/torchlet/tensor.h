@@ -73,6 +73,21 @@ class Tensor {
   Tensor& normal_(double mean = 0.0, double std = 1.0);
   Tensor& uniform_(double from = 0.0, double to = 1.0);
   Tensor& bernoulli_(double p = 0.5);
+  // In-place arithmetic, PyTorch's x.add_(y, alpha) (this + alpha * y), sub_, mul_, div_, and
+  // the operators +=, -=, *=, /= below: the result must keep this tensor's shape (only the other
+  // operand broadcasts) and fit its dtype (an int64 tensor refuses a floating result); it is
+  // written into this tensor's memory, so views of it see it. When autograd records the op
+  // (grad mode on and an operand that requires grad), this handle takes the differentiable
+  // result instead, a new tensor (other handles keep the old values, where PyTorch would change
+  // them too), and a leaf that requires grad is refused, as PyTorch refuses it.
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
   // Raw pointer to the first element, in the tensor's device memory.
   template <typename T>
   T* data_ptr() const;
@@ -252,6 +267,15 @@ Tensor operator-(const Scalar& s, const Tensor& a);
 Tensor operator*(const Scalar& s, const Tensor& a);
 Tensor operator/(const Scalar& s, const Tensor& a);
 Tensor operator-(const Tensor& a);
+// In place (see Tensor::add_).
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& s);
+Tensor& operator-=(Tensor& a, const Scalar& s);
+Tensor& operator*=(Tensor& a, const Scalar& s);
+Tensor& operator/=(Tensor& a, const Scalar& s);
 // Elementwise comparisons, bool tensors (not differentiable).
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);

@@ -139,6 +139,57 @@ void bind_operators(Cls& cls) {
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });
 }
 
+// x.add_(other, alpha=1) and friends (Tensor::add_): the same Python object comes back, as
+// PyTorch's. As an operator (x += other) an operand of another type is NotImplemented.
+template <typename F>
+py::object in_place(py::object self, py::handle other, bool op, F f) {
+  auto& t = self.cast<Tensor&>();
+  if (py::isinstance<Tensor>(other))
+    f(t, other.cast<const Tensor&>());
+  else if (is_scalar(other))
+    f(t, to_scalar(other));
+  else if (op)
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  else
+    throw py::type_error(std::string("Expected other to be a Tensor or a number, but got ") +
+                         Py_TYPE(other.ptr())->tp_name);
+  return self;
+}
+
+void bind_in_place(Cls& cls) {
+  auto add = [](Tensor& t, const auto& o, const Scalar& alpha) { t.add_(o, alpha); };
+  auto sub = [](Tensor& t, const auto& o, const Scalar& alpha) { t.sub_(o, alpha); };
+  auto mul = [](Tensor& t, const auto& o) { t.mul_(o); };
+  auto div = [](Tensor& t, const auto& o) { t.div_(o); };
+  const auto with_alpha = [&cls](const char* name, const char* op, auto f) {
+    cls.def(
+        name,
+        [f](py::object self, py::handle other, py::handle alpha) {
+          const Scalar a = to_scalar(alpha);
+          return in_place(self, other, false, [&](Tensor& t, const auto& o) { f(t, o, a); });
+        },
+        py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    cls.def(
+        op,
+        [f](py::object self, py::handle other) {
+          return in_place(self, other, true, [&](Tensor& t, const auto& o) { f(t, o, 1); });
+        },
+        py::is_operator());
+  };
+  const auto plain = [&cls](const char* name, const char* op, auto f) {
+    cls.def(
+        name, [f](py::object self, py::handle other) { return in_place(self, other, false, f); },
+        py::arg("other"));
+    cls.def(
+        op, [f](py::object self, py::handle other) { return in_place(self, other, true, f); },
+        py::is_operator());
+  };
+  with_alpha("add_", "__iadd__", add);
+  with_alpha("sub_", "__isub__", sub);
+  plain("mul_", "__imul__", mul);
+  plain("div_", "__itruediv__", div);
+}
+
 // torch.return_types.max and friends: (values, indices) with names. Never released: it lives
 // as long as the interpreter.
 py::handle values_indices;
@@ -430,6 +481,7 @@ void bind_functional(py::module_& m) {
 void bind_ops(py::module_& m, Cls& cls) {
   bind_elementwise(m, cls);
   bind_operators(cls);
+  bind_in_place(cls);
   bind_reductions(m, cls);
   bind_linear_algebra(m, cls);
   bind_functional(m);

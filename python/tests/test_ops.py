@@ -96,3 +96,49 @@ def test_comparisons_and_integer_promotion_match_pytorch(torch):
             theirs = [str(got[0]), str(got[1]), str(got[2]), str(got[3])] + got[4:]
     assert [s.replace("torchlet.", "torch.") for s in ours[:4]] == theirs[:4]
     assert ours[4:] == theirs[4:]
+
+
+def test_in_place_arithmetic_matches_pytorch(torch):
+    """x.add_(y, alpha=...), sub_, mul_, div_ and +=, -=, *=, /= change the tensor itself (the
+    same object, and views of it); a manual SGD step under no_grad updates the parameter."""
+    results = {}
+    for lib in (torch, torchlet):
+        x = lib.tensor(A.copy())
+        alias, row = x, x[1]
+        x.add_(lib.tensor(B[0]), alpha=2.5).sub_(0.5).mul_(lib.tensor(POS)).div_(3)
+        x += 1
+        x -= lib.tensor(B)
+        x *= 2
+        x /= lib.tensor(POS)
+        row += 100  # a view: x's second row changes
+        ints = lib.arange(4)
+        ints.add_(3, alpha=2)
+        ints *= 2
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        (w * w).sum().backward()
+        with lib.no_grad():
+            w -= 0.25 * w.grad
+        results[lib] = (alias is x, x.numpy().copy(), ints.tolist(), str(ints.dtype), w.detach().numpy().copy(),
+                        w.is_leaf)
+    ours, theirs = results[torchlet], results[torch]
+    assert ours[0] and theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+    assert ours[2] == theirs[2] and ours[3].replace("torchlet.", "torch.") == theirs[3]
+    np.testing.assert_allclose(ours[4], theirs[4])
+    assert ours[5] and theirs[5]
+
+
+def test_in_place_refusals_are_pytorchs():
+    w = torchlet.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf that requires grad"):
+        w += 1
+    i = torchlet.arange(3)
+    with pytest.raises(RuntimeError, match="cast to this tensor's dtype int64"):
+        i += 0.5
+    with pytest.raises(RuntimeError, match="broadcast shape"):
+        torchlet.zeros(3).add_(torchlet.ones(2, 3))
+    with pytest.raises(TypeError):
+        torchlet.zeros(3).mul_("a")
+    with pytest.raises(TypeError):
+        x = torchlet.zeros(3)
+        x += "a"
