@@ -28,7 +28,10 @@ class FusedMlpTest : public ::testing::TestWithParam<FusedCase> {};
 INSTANTIATE_TEST_SUITE_P(Shapes, FusedMlpTest,
                          ::testing::Values(FusedCase{120, {4, 10, 3}}, FusedCase{1, {4, 10, 3}},
                                            FusedCase{7, {5, 16, 8, 2}}, FusedCase{129, {3, 33, 7}},
-                                           FusedCase{40, {6, 4}}));
+                                           FusedCase{40, {6, 4}},
+                                           // each lane's product of 250 softmax sums (of
+                                           // 40 classes) is far outside a float's range
+                                           FusedCase{2000, {3, 6, 40}}));
 
 TEST_P(FusedMlpTest, MatchesEagerLossAndGradients) {
   const auto& [rows, widths] = GetParam();
