@@ -5,6 +5,7 @@
 // gradient is zero there, so they never reach a weight gradient.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <vector>
 
@@ -201,29 +202,32 @@ TORCHLET_SIMD_CLONES void run(const MlpStep& s, const MlpSgd* sgd, int64_t steps
   }
 }
 
-// Checks the batch's rows and targets, lays out the work vectors, the batch's features
-// transposed and per-column constants, and runs.
-void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) {
-  const int64_t np = (s.n + 7) / 8 * 8;
-  const int64_t classes = s.widths[s.layers];
-  int64_t total_width = 0, widest = 0, partials = 0;
-  for (int l = 0; l <= s.layers; ++l) {
-    total_width += s.widths[l], widest = std::max(widest, s.widths[l]);
-    if (l < s.layers) partials = std::max(partials, 8 * (s.widths[l] + 1) * s.widths[l + 1]);
+// The last batch of all the rows (rows null) laid out on this thread, and where: a step
+// replayed on the same features and targets (a training loop's every epoch) finds them still
+// transposed in act[0] (which run() only reads) and checked, with their per-column constants.
+struct LaidOut {
+  std::vector<float> x;
+  std::vector<int64_t> target;
+  const float* at = nullptr;  // act[0]; null: nothing held
+  int64_t x_rows = 0, features = 0, classes = 0;
+
+  bool holds(const MlpStep& s, const float* x0, int64_t classes_now) const {
+    return !s.rows && at == x0 && x_rows == s.x_rows && features == s.widths[0] &&
+           classes == classes_now && static_cast<int64_t>(target.size()) == s.n &&
+           std::memcmp(target.data(), s.target, target.size() * sizeof(int64_t)) == 0 &&
+           std::memcmp(x.data(), s.x, x.size() * sizeof(float)) == 0;
   }
-  thread_local std::vector<float> buffer, target_floats, lane_scale;
-  thread_local Work work;
-  buffer.resize(static_cast<std::size_t>((total_width + 2 * widest) * np + partials));
-  work.act.resize(static_cast<std::size_t>(s.layers) + 1);
-  float* cursor = buffer.data();
-  for (int l = 0; l <= s.layers; ++l) work.act[l] = cursor, cursor += s.widths[l] * np;
-  work.scratch[0] = cursor, work.scratch[1] = cursor + widest * np;
-  work.partial = cursor + 2 * widest * np;
+};
+
+// Checks the batch's rows and targets and lays them out: the features transposed into x0
+// ([features][np], zero in padding), the targets as floats (-1 in padding) and the loss's
+// per-column scale (1/n, 0 in padding).
+void lay_out(const MlpStep& s, int64_t np, int64_t classes, float* x0,
+             std::vector<float>& target_floats, std::vector<float>& lane_scale) {
   target_floats.assign(static_cast<std::size_t>(np), -1.0f);
   lane_scale.assign(static_cast<std::size_t>(np), 0.0f);
   std::fill_n(lane_scale.begin(), s.n, 1.0f / static_cast<float>(s.n));
   const int64_t features = s.widths[0];
-  float* const x0 = work.act[0];  // the batch, transposed
   for (int64_t col = 0; col < s.n; ++col) {
     const int64_t row = s.rows ? s.rows[col] : col;
     TORCHLET_CHECK(row >= 0 && row < s.x_rows, "FusedMlp: Expected row indices in [0, ", s.x_rows,
@@ -238,6 +242,37 @@ void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) 
     for (int64_t i = 0; i < features; ++i) x0[i * np + col] = x[i];
   }
   for (int64_t i = 0; i < features; ++i) std::fill(x0 + i * np + s.n, x0 + (i + 1) * np, 0.0f);
+}
+
+// Lays out the work vectors and the batch (unless this thread's last batch was the same),
+// and runs.
+void mlp_run(const MlpStep& s, const MlpSgd* sgd, int64_t steps, float* losses) {
+  const int64_t np = (s.n + 7) / 8 * 8;
+  const int64_t classes = s.widths[s.layers];
+  int64_t total_width = 0, widest = 0, partials = 0;
+  for (int l = 0; l <= s.layers; ++l) {
+    total_width += s.widths[l], widest = std::max(widest, s.widths[l]);
+    if (l < s.layers) partials = std::max(partials, 8 * (s.widths[l] + 1) * s.widths[l + 1]);
+  }
+  thread_local std::vector<float> buffer, target_floats, lane_scale;
+  thread_local Work work;
+  thread_local LaidOut laid_out;
+  buffer.resize(static_cast<std::size_t>((total_width + 2 * widest) * np + partials));
+  work.act.resize(static_cast<std::size_t>(s.layers) + 1);
+  float* cursor = buffer.data();
+  for (int l = 0; l <= s.layers; ++l) work.act[l] = cursor, cursor += s.widths[l] * np;
+  work.scratch[0] = cursor, work.scratch[1] = cursor + widest * np;
+  work.partial = cursor + 2 * widest * np;
+  if (!laid_out.holds(s, work.act[0], classes)) {
+    laid_out.at = nullptr;  // act[0] is about to change, and the checks may throw
+    lay_out(s, np, classes, work.act[0], target_floats, lane_scale);
+    if (!s.rows) {
+      laid_out.x.assign(s.x, s.x + s.n * s.widths[0]);
+      laid_out.target.assign(s.target, s.target + s.n);
+      laid_out.at = work.act[0];
+      laid_out.x_rows = s.x_rows, laid_out.features = s.widths[0], laid_out.classes = classes;
+    }
+  }
   run(s, sgd, steps, losses, work, target_floats.data(), lane_scale.data(), np);
 }
 
