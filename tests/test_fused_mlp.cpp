@@ -28,7 +28,10 @@ class FusedMlpTest : public ::testing::TestWithParam<FusedCase> {};
 INSTANTIATE_TEST_SUITE_P(Shapes, FusedMlpTest,
                          ::testing::Values(FusedCase{120, {4, 10, 3}}, FusedCase{1, {4, 10, 3}},
                                            FusedCase{7, {5, 16, 8, 2}}, FusedCase{129, {3, 33, 7}},
-                                           FusedCase{40, {6, 4}}));
+                                           FusedCase{40, {6, 4}},
+                                           // each lane's product of 250 softmax sums (of
+                                           // 40 classes) is far outside a float's range
+                                           FusedCase{2000, {3, 6, 40}}));
 
 TEST_P(FusedMlpTest, MatchesEagerLossAndGradients) {
   const auto& [rows, widths] = GetParam();
@@ -82,6 +85,36 @@ NON_TABLE_TEST(FusedMlp, RefusesOtherModelsAndBadData) {
   EXPECT_THROW(fused.loss_and_grads(ones({4, 3}), tensor({0, 1, 2, 0})), Error);         // features
   EXPECT_THROW(fused.loss_and_grads(ones({2, 2}), tensor({0, 3})), Error);               // class 3
   EXPECT_THROW(fused.loss_and_grads(ones({2, 2}), tensor({0, 1}), tensor({2})), Error);  // row
+}
+
+// The CPU keeps its last full batch laid out between calls: the same tensors with new values
+// are laid out and checked again, and a gathered batch is never taken for the full one.
+NON_TABLE_TEST(FusedMlp, SeesABatchChangedInPlace) {
+  manual_seed(3);
+  auto owner = make({4, 10, 3});
+  nn::Sequential& model = *owner;
+  Tensor X = testing::random_tensor({24, 4}, 5);
+  std::vector<int64_t> labels(24);
+  for (int64_t i = 0; i < 24; ++i) labels[i] = i % 3;
+  Tensor y = tensor(labels);
+  nn::FusedMlp fused(model);
+  auto expect_eager_loss = [&](const Tensor& rows) {
+    const Tensor batch_x = rows.defined() ? index_select(X, rows) : X;
+    const Tensor batch_y = rows.defined() ? index_select(y, rows) : y;
+    EXPECT_NEAR(fused.loss_and_grads(X, y, rows).item(),
+                cross_entropy(model(batch_x), batch_y).item(), 1e-5);
+  };
+  expect_eager_loss(Tensor());
+  X.data_ptr<float>()[5] += 2.0f;
+  expect_eager_loss(Tensor());
+  y.data_ptr<int64_t>()[7] = 0;
+  expect_eager_loss(Tensor());
+  std::vector<int64_t> all(24);
+  for (int64_t i = 0; i < 24; ++i) all[i] = 23 - i;
+  expect_eager_loss(tensor(all));
+  expect_eager_loss(Tensor());
+  y.data_ptr<int64_t>()[3] = 3;
+  EXPECT_THROW(fused.loss_and_grads(X, y), Error);
 }
 
 NON_TABLE_TEST(FusedMlp, TrainsIrisLikeTheEagerLoop) {

@@ -1,5 +1,5 @@
 // Portable 8-float vectors (GCC vector extensions) for the CPU kernels that need more than
-// the auto-vectoriser gives: loads, stores, a horizontal sum, and a vectorised expf.
+// the auto-vectoriser gives: loads, stores, horizontal sums, bit casts and a vectorised expf.
 // Functions that use them are compiled twice ([[gnu::target_clones]]: AVX2+FMA and baseline
 // x86-64), so these helpers are always inlined into each clone.
 #pragma once
@@ -32,6 +32,32 @@ TORCHLET_SIMD_INLINE float sum(v8 v) {
   std::memcpy(lanes, &v, sizeof lanes);
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// The bits of a float vector as int32 lanes, and back.
+TORCHLET_SIMD_INLINE v8i bits(v8 v) {
+  v8i b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+TORCHLET_SIMD_INLINE v8 from_bits(v8i b) {
+  v8 v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// {sum(p[0]), ..., sum(p[7])}: eight horizontal sums at once, by adding pairs of lanes of
+// pairs of vectors (three rounds of two shuffles and an add), instead of eight sum() calls.
+TORCHLET_SIMD_INLINE v8 sums(const v8* p) {
+  v8 pairs[4], quads[2];
+  for (int i = 0; i < 4; ++i)
+    pairs[i] = __builtin_shufflevector(p[2 * i], p[2 * i + 1], 0, 8, 2, 10, 4, 12, 6, 14) +
+               __builtin_shufflevector(p[2 * i], p[2 * i + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  for (int i = 0; i < 2; ++i)
+    quads[i] = __builtin_shufflevector(pairs[2 * i], pairs[2 * i + 1], 0, 1, 8, 9, 4, 5, 12, 13) +
+               __builtin_shufflevector(pairs[2 * i], pairs[2 * i + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+  return __builtin_shufflevector(quads[0], quads[1], 0, 1, 2, 3, 8, 9, 10, 11) +
+         __builtin_shufflevector(quads[0], quads[1], 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
 // e^x to about 2 ulp (Cephes' expf polynomial after reduction by ln 2); inputs are clamped
