@@ -1,6 +1,7 @@
 // CPU reductions over the middle axis of [outer, r, inner]: sum (and mean through scale),
 // argmax, and (log_)softmax forward and backward. Sums accumulate in double.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -134,13 +135,16 @@ int64_t first_largest(const float* x, const Best* parts, int64_t count) {
   return best.at;
 }
 
-// reduce(x[0..n)) for one long run: parts of kRunPart in parallel, combined in order.
+// reduce(x[0..n)) for one long run: parts of kRunPart in parallel, combined in order. Each
+// thread takes the next part not yet taken (an atomic counter) rather than a fixed share, so a
+// thread that another process holds up leaves its parts to the others.
 template <typename Part, typename Combine>
 auto reduce_long_run(int64_t n, Part part, Combine combine) {
   const int64_t parts = (n + kRunPart - 1) / kRunPart;
   std::vector<decltype(part(0, 1))> partial(static_cast<std::size_t>(parts));
-  parallel_for(parts, 1, [&](int64_t first, int64_t last) {
-    for (int64_t p = first; p < last; ++p)
+  std::atomic<int64_t> next{0};
+  parallel_for(parts, 1, [&](int64_t, int64_t) {
+    for (int64_t p; (p = next.fetch_add(1, std::memory_order_relaxed)) < parts;)
       partial[static_cast<std::size_t>(p)] = part(p * kRunPart, std::min(n, (p + 1) * kRunPart));
   });
   auto result = partial[0];

@@ -85,7 +85,7 @@ void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::Erf: return each<4, block4<erf4>>(x, y, n);
     case UnaryOp::Sin: return each<4, block4<Sleef_sinf4_u10sse2>>(x, y, n);
     case UnaryOp::Cos: return each<4, block4<Sleef_cosf4_u10sse2>>(x, y, n);
-    case UnaryOp::Gelu: return each<4, block4<gelu<f4, erf4>>>(x, y, n);
+    case UnaryOp::Gelu: return each<4, block4<gelu<f4, exp4>>>(x, y, n);
     case UnaryOp::GeluTanh: return each<4, block4<gelu_tanh<f4, sigmoid4>>>(x, y, n);
     case UnaryOp::Silu: return each<4, block4<silu<f4, sigmoid4>>>(x, y, n);
     default: return;
@@ -94,7 +94,7 @@ void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n) {
 
 void binary_sse2(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
   switch (op) {
-    case BinaryOp::GeluBackward: return each2<4, block4x2<gelu_grad<f4, erf4, exp4>>>(a, b, out, n);
+    case BinaryOp::GeluBackward: return each2<4, block4x2<gelu_grad<f4, exp4>>>(a, b, out, n);
     case BinaryOp::GeluTanhBackward:
       return each2<4, block4x2<gelu_tanh_grad<f4, sigmoid4>>>(a, b, out, n);
     case BinaryOp::SiluBackward: return each2<4, block4x2<silu_grad<f4, sigmoid4>>>(a, b, out, n);

@@ -128,12 +128,32 @@ template <typename V, auto Exp>
   return with_sign_of(x, a < 0.9f ? a + a * pq : 1.0f - Exp(-a2) * pr);
 }
 
-// The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... operation for
-// operation, except that the tanh form's 0.5 (1 + tanh(u)) is sigmoid(2u), the same function
-// without tanh's two branches, and its 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
-template <typename V, auto Erf>
+// Phi(x), the standard normal's cdf, given e = e^(-x^2 / 2) (which gelu's gradient shares with
+// the pdf): with m = |x| clamped to 4 sqrt 2 and S(m) ~ 0.5 erfcx(m / sqrt 2) (erfcx(t) = e^(t^2)
+// erfc(t)), h = e S(m) is Phi(-|x|), and Phi(x) is 1 - h for x >= 0, h below (a NaN gives h's
+// NaN). One polynomial and e, no division and no second range: S's error times e^(-m^2 / 2) is
+// within 0.7 ulp of 1 over [0, 4 sqrt 2] (scripts/fit_vec_math.py), and beyond, e S is below
+// 2^-26, where Phi(-|x|) is as well.
+template <typename V>
+[[gnu::always_inline]] inline V normal_cdf(V x, V e) {
+  constexpr float s[13] = {0.5f,           -0.398941785f,    0.249991104f,    -0.132916898f,
+                           0.0622623861f,  -0.0260691755f,   0.00965980627f,  -0.00305535831f,
+                           0.00077967922f, -0.000149792992f, 1.98934285e-05f, -1.60371201e-06f,
+                           5.85357292e-08f};
+  const V m = magnitude(x), t = m < 5.65685425f ? m : V{} + 5.65685425f;
+  V p = t * s[12] + s[11];
+  for (int j = 10; j >= 0; --j) p = p * t + s[j];
+  const V h = e * p;
+  return x >= 0.0f ? 1.0f - h : h;
+}
+
+// The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... in value, gelu's
+// x Phi(x) through normal_cdf (Exp need only take x <= 0, underflowing to 0) rather than erf's two
+// ranges; the tanh form's 0.5 (1 + tanh(u)) is sigmoid(2u), the same function without tanh's two
+// branches, and its 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
+template <typename V, auto Exp>
 [[gnu::always_inline]] inline V gelu(V x) {
-  return x * 0.5f * (Erf(x * float(kSqrtHalf)) + 1.0f);
+  return x * normal_cdf(x, Exp(x * x * -0.5f));
 }
 template <typename V, auto Sigmoid>
 [[gnu::always_inline]] inline V gelu_tanh(V x) {
@@ -143,11 +163,10 @@ template <typename V, auto Sigmoid>
 [[gnu::always_inline]] inline V silu(V x) {
   return x * Sigmoid(x);
 }
-template <typename V, auto Erf, auto Exp>
+template <typename V, auto Exp>
 [[gnu::always_inline]] inline V gelu_grad(V x, V dy) {
-  const V cdf = 0.5f * (1.0f + Erf(x * float(kSqrtHalf)));
-  const V pdf = float(kInvSqrtTwoPi) * Exp(x * x * -0.5f);
-  return dy * (cdf + x * pdf);
+  const V e = Exp(x * x * -0.5f);
+  return dy * (normal_cdf(x, e) + x * (float(kInvSqrtTwoPi) * e));
 }
 template <typename V, auto Sigmoid>
 [[gnu::always_inline]] inline V gelu_tanh_grad(V x, V dy) {

@@ -95,7 +95,7 @@ void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::Erf: return each<8, block8<erf8>>(x, y, n);
     case UnaryOp::Sin: return each<8, block8<Sleef_sinf8_u10avx2>>(x, y, n);
     case UnaryOp::Cos: return each<8, block8<Sleef_cosf8_u10avx2>>(x, y, n);
-    case UnaryOp::Gelu: return each<8, block8<gelu<f8, erf8>>>(x, y, n);
+    case UnaryOp::Gelu: return each<8, block8<gelu<f8, exp8_nonpositive>>>(x, y, n);
     case UnaryOp::GeluTanh: return each<8, block8<gelu_tanh<f8, sigmoid8>>>(x, y, n);
     case UnaryOp::Silu: return each<8, block8<silu<f8, sigmoid8>>>(x, y, n);
     default: return;
@@ -105,7 +105,7 @@ void unary_avx2(UnaryOp op, const float* x, float* y, int64_t n) {
 void binary_avx2(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
   switch (op) {
     case BinaryOp::GeluBackward:
-      return each2<8, block8x2<gelu_grad<f8, erf8, exp8_nonpositive>>>(a, b, out, n);
+      return each2<8, block8x2<gelu_grad<f8, exp8_nonpositive>>>(a, b, out, n);
     case BinaryOp::GeluTanhBackward:
       return each2<8, block8x2<gelu_tanh_grad<f8, sigmoid8>>>(a, b, out, n);
     case BinaryOp::SiluBackward: return each2<8, block8x2<silu_grad<f8, sigmoid8>>>(a, b, out, n);
