@@ -74,7 +74,7 @@ class Stack {
       h = cat(parts, 2);
     }
     for (std::size_t l = 0; l < weights_.size(); ++l) {
-      h = baddbmm(biases_[l], h, weights_[l]);
+      h = bmm(h, weights_[l]) + biases_[l];
       if (l + 1 < weights_.size()) h = relu(h);
     }
     return h;

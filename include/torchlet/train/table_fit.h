@@ -1,5 +1,5 @@
 // The training of a TableEnsemble: its K members trained as ONE batched model (each Linear's
-// weights stacked [K, in, out] and multiplied by baddbmm, each embedding one table of K * levels
+// weights stacked [K, in, out] and multiplied by bmm, each embedding one table of K * levels
 // rows), so that K members cost about one step each batch instead of K. Member k starts from
 // the weights a lone TableModel gets after manual_seed(seed + k) and draws its mini-batches in
 // the order torchlet::train would give that lone run (shuffled_rows(n, seed + k, epoch)); the
