@@ -26,6 +26,7 @@
 #include "torchlet/train.h"
 #include "torchlet/train/models.h"
 #include "torchlet/train/saved_model.h"
+#include "torchlet/train/table_fit.h"
 #include "torchlet/train/table_model.h"
 #include "torchlet/version.h"
 #include "train_report.h"
@@ -93,24 +94,12 @@ Fitted fit_schema(data::TableSchema schema, const data::Table& t,
   return {std::move(schema), scaler, scaler.transform(X)};
 }
 
-// A fresh model for `schema` (seeded by `seed`) on `device`: its MLP's widths, the model and
-// its optimizer.
-struct Model {
-  std::vector<int64_t> widths;
-  std::shared_ptr<TableModel> net;
-  std::unique_ptr<optim::Optimizer> optimizer;
-};
-
-Model make_model(const data::TableSchema& schema, const TableTrainArgs& a, uint64_t seed,
-                 const Device& device) {
-  Model m{.widths = {table_model_width(schema)}, .net = nullptr, .optimizer = nullptr};
-  m.widths.insert(m.widths.end(), a.hidden.begin(), a.hidden.end());
-  m.widths.push_back(schema.task == "regression" ? 1 : static_cast<int64_t>(schema.classes.size()));
-  manual_seed(seed);
-  m.net = std::make_shared<TableModel>(schema, m.widths);
-  m.net->to(device);
-  m.optimizer = make_optimizer(a.optimizer, m.net->parameters(), a.lr, a.momentum);
-  return m;
+// The MLP's widths of the table model for `schema`: its inputs, --hidden, its outputs.
+std::vector<int64_t> model_widths(const data::TableSchema& schema, const TableTrainArgs& a) {
+  std::vector<int64_t> widths{table_model_width(schema)};
+  widths.insert(widths.end(), a.hidden.begin(), a.hidden.end());
+  widths.push_back(schema.task == "regression" ? 1 : static_cast<int64_t>(schema.classes.size()));
+  return widths;
 }
 
 void check(const TableTrainArgs& a) {
@@ -130,7 +119,7 @@ void check(const TableTrainArgs& a) {
 }
 
 // A run whose loss became NaN or infinite ends the command (nothing written).
-void refuse_nonfinite(const TrainResult& run, double lr) {
+void refuse_nonfinite(const TableRunEnd& run, double lr) {
   if (run.stop != StopReason::NonFinite) return;
   fmt::print(stderr,
              "torchlet: error: training stopped: the loss became {} at epoch {}. The learning "
@@ -240,7 +229,7 @@ void run_train_table(const TableTrainArgs& a) {
   const Tensor y_fit = targets(schema, fit_y), y_val = targets(schema, val_y);
   const int64_t outputs = regression ? 1 : static_cast<int64_t>(schema.classes.size());
   const Device device = resolve_device(a.device);
-  Model model = make_model(schema, a, a.seed, device);
+  const std::vector<int64_t> widths = model_widths(schema, a);
 
   fmt::print(out,
              "data:      {}: {} rows, {} columns -> {} inputs, {}{}; {} train / {} "
@@ -251,15 +240,15 @@ void run_train_table(const TableTrainArgs& a) {
              val_rows.size(), test_rows.size());
   fmt::print(out, "schema:\n{}", schema.describe());
   int64_t n_params = 0;
-  for (const Tensor& p : model.net->parameters()) n_params += p.numel();
+  for (const Tensor& p : TableModel(schema, widths).parameters()) n_params += p.numel();
   std::string embeddings;
   for (const data::TableColumn* c : schema.embedded())
     embeddings += fmt::format(", embedding {} {}x{}", c->name, c->levels.size(), c->embedding_dim);
   fmt::print(
       out,
       "model:     {}MLP {}{} ({} parameters{}), {} lr {}, {}, at most {} epochs, patience {}\n",
-      a.table.ensemble > 1 ? fmt::format("{} x ", a.table.ensemble) : "",
-      fmt::join(model.widths, "-"), embeddings, n_params, a.table.ensemble > 1 ? " each" : "",
+      a.table.ensemble > 1 ? fmt::format("{} x ", a.table.ensemble) : "", fmt::join(widths, "-"),
+      embeddings, n_params, a.table.ensemble > 1 ? " each" : "",
       a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
       a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
       a.table.patience);
@@ -277,86 +266,45 @@ void run_train_table(const TableTrainArgs& a) {
                         : 0.0f);
     weight = tensor(w, device);
   }
-  TrainOptions o{.epochs = a.epochs,
-                 .batch_size = std::min<int64_t>(a.batch_size, fitted.X.size(0)),
-                 .seed = a.seed,
-                 .record_every = 1};
-  if (regression)
-    o.loss = [huber = a.table.loss == "huber"](const Tensor& output, const Tensor& target) {
-      return huber ? huber_loss(output, target) : mse_loss(output, target);
-    };
-  else if (weight.defined())
-    o.loss = [weight](const Tensor& output, const Tensor& target) {
-      return cross_entropy(output, target, weight);
-    };
-  o.val_input = X_val.to(device), o.val_target = y_val.to(device);
-  o.patience = a.table.patience;
-  o.restore_best = true;
-  o.should_stop = [] { return StopSignals::received() != 0; };
-  std::vector<float> val_losses;
-  o.on_epoch = [&](const EpochInfo& info) {
-    val_losses.push_back(info.val_loss().item());
-    return true;
+  TableFitOptions o;
+  o.members = a.table.ensemble, o.epochs = a.epochs, o.batch_size = a.batch_size;
+  o.patience = a.table.patience, o.seed = a.seed;
+  o.loss = regression ? a.table.loss : "cross_entropy";
+  o.class_weight = weight;
+  o.optimizer = [&a](const std::vector<Tensor>& params) {
+    return make_optimizer(a.optimizer, params, a.lr, a.momentum);
   };
-  const TrainResult fit =
-      train(*model.net, *model.optimizer, fitted.X.to(device), y_fit.to(device), o);
-  // The members, from seeds seed, seed + 1, ...: each a validation run as the one above, then
-  // (the refit) a fresh model on all the training rows (the validation rows included, their
-  // schema and scaler fitted anew) for that run's best number of epochs; --no-refit keeps the
-  // validation runs' models at their best epochs. A run stopped by a signal ends the ensemble.
-  const bool refitting = !a.table.no_refit && fit.stop != StopReason::NonFinite &&
-                         fit.stop != StopReason::StopFlag && fit.best_epoch > 0;
+  o.should_stop = [] { return StopSignals::received() != 0; };
+  // The members (seeds seed, seed + 1, ...) as one batched model: each its own validation run
+  // with early stopping, then (the refit) fresh ones on all the training rows (the validation
+  // rows included, their schema and scaler fitted anew) for each member's best number of
+  // epochs; --no-refit keeps the validation runs' members at their best epochs.
+  const TableValidation validation = validate_table_members(
+      schema, widths, fitted.X.to(device), y_fit.to(device), X_val.to(device), y_val.to(device), o);
+  const TableMemberRun& fit = validation.members.front();
+  const StopReason stop = validation.end.stop;
+  const bool refitting = !a.table.no_refit && stop != StopReason::NonFinite &&
+                         stop != StopReason::StopFlag && fit.best_epoch > 0;
   const Fitted all = refitting ? fit_schema(t.schema, t, train_rows, train_target, a) : Fitted{};
   const Fitted& final_fitted = refitting ? all : fitted;
   const data::TableSchema& final_schema = final_fitted.schema;
-  const Tensor y_all = refitting ? targets(final_schema, train_target).to(device) : Tensor();
-  std::vector<std::shared_ptr<TableModel>> members;
-  std::vector<TrainResult> validations{fit}, refits;
-  const auto stopped = [](const TrainResult& run) {
-    return run.stop == StopReason::NonFinite || run.stop == StopReason::StopFlag;
-  };
-  const auto add_member = [&](Model& validated, uint64_t seed, int64_t epochs) {
-    if (!refitting) {
-      members.push_back(validated.net);
-      return;
-    }
-    validated = make_model(final_schema, a, seed, device);
-    TrainOptions r = o;
-    r.seed = seed, r.epochs = epochs;
-    r.batch_size = std::min<int64_t>(a.batch_size, all.X.size(0));
-    r.val_input = Tensor(), r.val_target = Tensor();
-    r.patience = 0, r.restore_best = false, r.on_epoch = nullptr;
-    refits.push_back(train(*validated.net, *validated.optimizer, all.X.to(device), y_all, r));
-    members.push_back(validated.net);
-  };
-  if (!stopped(fit)) add_member(model, a.seed, fit.best_epoch);
-  for (int64_t k = 1; k < a.table.ensemble && !stopped(validations.back()) &&
-                      (refits.empty() || !stopped(refits.back()));
-       ++k) {
-    const uint64_t seed = a.seed + static_cast<uint64_t>(k);
-    Model next = make_model(schema, a, seed, device);
-    TrainOptions v = o;
-    v.seed = seed, v.on_epoch = nullptr;
-    validations.push_back(
-        train(*next.net, *next.optimizer, fitted.X.to(device), y_fit.to(device), v));
-    if (stopped(validations.back())) break;
-    add_member(next, seed, std::max<int64_t>(validations.back().best_epoch, 1));
-    model = std::move(next);
-  }
-  if (members.empty()) members.push_back(model.net);  // the first run, stopped
-  double validations_s = 0.0, refits_s = 0.0;
+  const std::vector<int64_t> final_widths = refitting ? model_widths(final_schema, a) : widths;
   std::vector<int64_t> member_epochs;
-  for (const TrainResult& run : validations) validations_s += run.train_s;
-  for (const TrainResult& run : refits)
-    refits_s += run.train_s, member_epochs.push_back(run.epochs_done);
-  const std::shared_ptr<nn::Module> net =
-      members.size() > 1
-          ? std::shared_ptr<nn::Module>(std::make_shared<TableEnsemble>(final_schema, members))
-          : members.front();
+  for (const TableMemberRun& m : validation.members)
+    member_epochs.push_back(std::max<int64_t>(m.best_epoch, 1));
+  const TableRefit refit =
+      refitting
+          ? refit_table_members(final_schema, final_widths, all.X.to(device),
+                                targets(final_schema, train_target).to(device), member_epochs, o)
+          : TableRefit{};
+  const std::shared_ptr<TableEnsemble> ensemble = refitting ? refit.ensemble : validation.ensemble;
+  const std::shared_ptr<nn::Module> net = ensemble->members.size() > 1
+                                              ? std::shared_ptr<nn::Module>(ensemble)
+                                              : ensemble->members.front();
   const int signal = StopSignals::received();
   const FinalWrites final_writes;
-  for (const TrainResult& run : validations) refuse_nonfinite(run, a.lr);
-  for (const TrainResult& run : refits) refuse_nonfinite(run, a.lr);
+  refuse_nonfinite(validation.end, a.lr);
+  refuse_nonfinite(refit.end, a.lr);
   const Tensor X_test =
       final_fitted.scaler.transform(final_schema.encode(t.header, test_rows, a.data));
   Tensor predicted;
@@ -365,51 +313,49 @@ void run_train_table(const TableTrainArgs& a) {
     net->eval();
     predicted = (*net)(X_test.to(device)).to(kCPU);
   }
+  const std::size_t members = ensemble->members.size();
   fmt::print(out,
              "training:  {:.3f} s, {} epochs ({}); best validation loss {:.4f} at epoch {}{}\n",
-             fit.train_s, fit.epochs_done,
-             fit.stop == StopReason::EarlyStopping ? "early stopping" : "the --epochs bound",
-             fit.best_val_loss, fit.best_epoch,
-             refitting      ? ""
-             : fit.restored ? ", its weights restored"
-                            : "");
-  if (validations.size() > 1)
-    fmt::print(out, "ensemble:  {:.3f} s, {} more validation runs (seeds {}..{})\n",
-               validations_s - fit.train_s, validations.size() - 1, a.seed + 1,
-               a.seed + validations.size() - 1);
+             validation.end.train_s, fit.epochs_done,
+             fit.early_stopped ? "early stopping" : "the --epochs bound", fit.best_val_loss,
+             fit.best_epoch,
+             refitting || fit.best_epoch == fit.epochs_done ? "" : ", its weights restored");
+  if (members > 1)
+    fmt::print(out,
+               "ensemble:  {} members (seeds {}..{}) trained as one batched model, {} epochs "
+               "(each stopped by its own patience)\n",
+               members, a.seed, a.seed + members - 1, validation.end.epochs);
   if (refitting)
     fmt::print(out,
                "refit:     {:.3f} s, {} model{} of {} epochs on all {} training rows (--no-refit: "
                "keep the best epoch's weights)\n",
-               refits_s, refits.size(), refits.size() > 1 ? "s" : "",
-               fmt::join(member_epochs, ", "), train_rows.size());
+               refit.end.train_s, members, members > 1 ? "s" : "", fmt::join(member_epochs, ", "),
+               train_rows.size());
 
-  SavedModel card{.layers = model.widths,
+  SavedModel card{.layers = final_widths,
                   .features = final_schema.input_names(),
                   .classes = final_schema.classes,
                   .scaler = final_fitted.scaler,
-                  .epochs = refitting ? refits.front().epochs_done : fit.epochs_done,
+                  .epochs = refitting ? member_epochs.front() : fit.epochs_done,
                   .optimizer = a.optimizer,
                   .lr = a.lr,
                   .momentum = a.momentum,
                   .torchlet_version = TORCHLET_VERSION,
                   .optimizer_state = {},
                   .table = final_schema,
-                  .members = static_cast<int64_t>(members.size())};
+                  .members = static_cast<int64_t>(members)};
   TableRun run{.data = a.data,
                .plot = a.no_plot ? "" : a.plot,
                .predictions_plot = predictions_plot,
                .json = a.json};
-  run.loss_epochs = fit.loss_epochs;
+  for (std::size_t e = 1; e <= fit.losses.size(); ++e) run.loss_epochs.push_back(e);
   run.losses = fit.losses;
-  run.val_losses = val_losses;
+  run.val_losses = fit.val_losses;
   if (!a.save.empty()) {
-    if (members.size() > 1)  // one optimizer's state per member would not fit: none is kept
-      nn::save(*net, a.save, to_metadata(card));
-    else
-      nn::save(*net, *model.optimizer, a.save, to_metadata(card));
+    // The batched optimizer's state is not one member's (tables do not --resume): none is kept.
+    nn::save(*net, a.save, to_metadata(card));
     fmt::print(out, "checkpoint: {} (epoch {}{})\n", a.save, fit.best_epoch,
-               members.size() > 1 ? fmt::format(", {} members", members.size()) : "");
+               members > 1 ? fmt::format(", {} members", members) : "");
   }
   nlohmann::json j{
       {"torchlet_version", TORCHLET_VERSION},
@@ -423,16 +369,16 @@ void run_train_table(const TableTrainArgs& a) {
       {"train_rows", fit_rows.size()},
       {"val_rows", val_rows.size()},
       {"test_rows", test_rows.size()},
-      {"layers", model.widths},
+      {"layers", final_widths},
       {"parameters", n_params},
       {"epochs", fit.epochs_done},
       {"best_epoch", fit.best_epoch},
       {"best_val_loss", fit.best_val_loss},
-      {"early_stopped", fit.stop == StopReason::EarlyStopping},
+      {"early_stopped", fit.early_stopped},
       {"refit", refitting},
-      {"refit_epochs", refitting ? refits.front().epochs_done : 0},
-      {"members", members.size()},
-      {"train_s", validations_s + refits_s},  // every member's runs
+      {"refit_epochs", refitting ? member_epochs.front() : 0},
+      {"members", members},
+      {"train_s", validation.end.train_s + refit.end.train_s},  // every member's runs
       {"checkpoint", a.save.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.save)}};
   report_table_run(out, run, final_schema, predicted, test_y, j);
   if (a.json) print_json_line(j);

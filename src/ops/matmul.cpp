@@ -33,6 +33,54 @@ struct MatmulBackward final : autograd::Node {
   Tensor a, b;
 };
 
+// out (contiguous [m, n] at element `offset` of out's storage) = a [m, k] x b [k, n], no grads.
+void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, int64_t offset) {
+  const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
+  if (a.dtype() == kFloat64)
+    backend_of(out).gemm_float64(ga.trans, gb.trans, m, n, k, 1.0, ga.tensor.data_ptr<double>(),
+                                 ga.ld, gb.tensor.data_ptr<double>(), gb.ld, 0.0,
+                                 out.data_ptr<double>() + offset, n);
+  else
+    backend_of(out).gemm(ga.trans, gb.trans, m, n, k, 1.0f, ga.tensor.data_ptr<float>(), ga.ld,
+                         gb.tensor.data_ptr<float>(), gb.ld, 0.0f, out.data_ptr<float>() + offset,
+                         n);
+}
+
+Tensor batched_mm(const Tensor& a, const Tensor& b);
+
+// The batched product's gradients, batched products themselves (one node, not one per matrix).
+struct BatchedMatmulBackward final : autograd::Node {
+  const char* name() const override { return "BmmBackward0"; }
+  autograd::Grads apply(const Tensor& g) override {
+    autograd::Grads grads;
+    if (needs_grad(0)) grads[0] = batched_mm(g, b.transpose(1, 2));
+    if (needs_grad(1)) grads[1] = batched_mm(a.transpose(1, 2), g);
+    return grads;
+  }
+  Tensor a, b;
+};
+
+// [B, m, k] x [B, k, n]: one GEMM per matrix into one output, and one autograd node.
+Tensor batched_mm(const Tensor& a, const Tensor& b) {
+  ops::check_same_device("matmul", {{"self", a}, {"other", b}});
+  ops::check_dtype("matmul", {"self", a}, is_floating_point(a.dtype()) ? a.dtype() : kFloat32);
+  ops::check_dtype("matmul", {"other", b}, a.dtype());
+  const int64_t m = a.size(1), n = b.size(2);
+  Tensor out = make_tensor(Shape{a.size(0), m, n}, a.dtype(), a.device());
+  {
+    const Tensor da = a.detach(), db = b.detach();
+    for (int64_t i = 0; i < a.size(0); ++i) gemm_into(da[i], db[i], out, i * m * n);
+  }
+  if (autograd::needs_grad({&a, &b})) {
+    auto node = std::make_shared<BatchedMatmulBackward>();
+    node->a = a.detach();
+    node->b = b.detach();
+    autograd::connect(out, node, {&a, &b});
+  }
+  return out;
+}
+
 }  // namespace
 
 // The 2-D product: one GEMM.
@@ -49,16 +97,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                  "matmul: Expected the inner sizes to match "
                  "([m, k] x [k, n]), but got shapes ",
                  a.shape(), " and ", b.shape());
-  const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
-  Tensor out = make_tensor(Shape{m, n}, a.dtype(), a.device());
-  if (a.dtype() == kFloat64)
-    backend_of(out).gemm_float64(ga.trans, gb.trans, m, n, k, 1.0, ga.tensor.data_ptr<double>(),
-                                 ga.ld, gb.tensor.data_ptr<double>(), gb.ld, 0.0,
-                                 out.data_ptr<double>(), n);
-  else
-    backend_of(out).gemm(ga.trans, gb.trans, m, n, k, 1.0f, ga.tensor.data_ptr<float>(), ga.ld,
-                         gb.tensor.data_ptr<float>(), gb.ld, 0.0f, out.data_ptr<float>(), n);
+  Tensor out = make_tensor(Shape{a.shape()[0], b.shape()[1]}, a.dtype(), a.device());
+  gemm_into(a, b, out, 0);
   if (autograd::needs_grad({&a, &b})) {
     auto node = std::make_shared<MatmulBackward>();
     node->a = a.detach();
@@ -71,7 +111,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 // PyTorch's matmul: 1-D operands gain (and lose) a dimension; N-D operands multiply their last two
 // dimensions, broadcasting the batch dimensions in front. Batches run as one GEMM when the
 // first operand's batch can be folded into its rows (b 2-D), else one GEMM per matrix; each is
-// a 2-D matmul of views, so gradients come from mm's.
+// a GEMM into one output with one autograd node (batched_mm).
 Tensor matmul(const Tensor& a, const Tensor& b) {
   ops::check_defined("matmul", {"self", a});
   ops::check_defined("matmul", {"other", b});
@@ -105,12 +145,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   eb.insert(eb.end(), {k, n});
   const Tensor xa = a.expand(Shape(ea)).reshape({-1, m, k});
   const Tensor xb = b.expand(Shape(eb)).reshape({-1, k, n});
-  std::vector<Tensor> products;
-  for (int64_t i = 0; i < xa.size(0); ++i) products.push_back(mm(xa[i], xb[i]));
   std::vector<int64_t> out = batch.vec();
   out.insert(out.end(), {m, n});
-  if (products.empty()) return zeros(Shape(out), TensorOptions(a.dtype()).with_device(a.device()));
-  return stack(products, 0).reshape(Shape(out));
+  if (xa.size(0) == 0) return zeros(Shape(out), TensorOptions(a.dtype()).with_device(a.device()));
+  return batched_mm(xa, xb).reshape(Shape(out));
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {

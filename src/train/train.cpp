@@ -16,6 +16,7 @@
 #include "torchlet/functional.h"
 #include "torchlet/nn/fused.h"
 #include "torchlet/nn/layers.h"
+#include "torchlet/train/shuffled_rows.h"
 
 namespace torchlet {
 
@@ -37,13 +38,9 @@ std::string graph_refusal(const Device& device, int64_t batches,
   return "";
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// A random order of 0..n-1 for the mini-batches of epoch `epoch` (numbered over the whole
-// run), on `device`. It depends on the seed and the epoch only, so a resumed run shuffles its
-// epochs exactly as an uninterrupted one does, without saving a generator's state.
+// A random order of 0..n-1 (see train.h). It depends on the seed and the epoch only, so a
+// resumed run shuffles its epochs exactly as an uninterrupted one does, without saving a
+// generator's state.
 Tensor shuffled_rows(int64_t n, uint64_t seed, int64_t epoch, const Device& device) {
   std::seed_seq seeds{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
                       static_cast<uint32_t>(epoch), static_cast<uint32_t>(epoch >> 32)};
@@ -53,6 +50,10 @@ Tensor shuffled_rows(int64_t n, uint64_t seed, int64_t epoch, const Device& devi
   std::shuffle(order.begin(), order.end(), rng);
   return tensor(order, device);
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // The fused step is one backend call: on a GPU always worth it (one launch, or the cuBLASLt
 // path for large layers); on the CPU its kernels are written for narrow layers and have no
