@@ -41,14 +41,16 @@ void sgd_one(T* param, const T* grad, T* momentum_buf, int64_t n, const SgdOptio
 }
 
 // One Adam element, PyTorch's order of operations (g already with its weight decay).
+template <typename T>
 struct AdamScalars {
-  float beta1, beta2, bias_correction2_sqrt, eps, step_size;
+  T beta1, beta2, bias_correction2_sqrt, eps, step_size;
 };
-TORCHLET_SIMD_INLINE void adam_element(float& param, float g, float& exp_avg, float& exp_avg_sq,
-                                       const AdamScalars& c) {
-  exp_avg = c.beta1 * exp_avg + (1.0f - c.beta1) * g;
-  exp_avg_sq = c.beta2 * exp_avg_sq + (1.0f - c.beta2) * g * g;
-  const float denom = std::sqrt(exp_avg_sq) / c.bias_correction2_sqrt + c.eps;
+template <typename T>
+TORCHLET_SIMD_INLINE void adam_element(T& param, T g, T& exp_avg, T& exp_avg_sq,
+                                       const AdamScalars<T>& c) {
+  exp_avg = c.beta1 * exp_avg + (T(1) - c.beta1) * g;
+  exp_avg_sq = c.beta2 * exp_avg_sq + (T(1) - c.beta2) * g * g;
+  const T denom = std::sqrt(exp_avg_sq) / c.bias_correction2_sqrt + c.eps;
   param -= c.step_size * exp_avg / denom;
 }
 
@@ -57,8 +59,8 @@ TORCHLET_SIMD_INLINE void adam_element(float& param, float g, float& exp_avg, fl
 // included: this file is compiled with -fno-math-errno, its square roots being of values never
 // negative); adam_one below runs the rest.
 TORCHLET_SIMD_CLONES void adam_float(float* param, const float* grad, float* exp_avg,
-                                     float* exp_avg_sq, int64_t n, const AdamScalars c, float wd,
-                                     float decay, bool decoupled) {
+                                     float* exp_avg_sq, int64_t n, const AdamScalars<float> c,
+                                     float wd, float decay, bool decoupled) {
   if (decoupled) {
     for (int64_t i = 0; i < n; ++i) {
       param[i] *= decay;
@@ -83,11 +85,9 @@ void adam_one(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n, con
   const T step_size = static_cast<T>(o.lr / (1.0 - std::pow(o.beta1, t)));
   const T decay = static_cast<T>(1.0 - o.lr * o.weight_decay);
   const bool decoupled = o.decoupled, maximize = o.maximize;
+  const AdamScalars<T> c{beta1, beta2, bias_correction2_sqrt, eps, step_size};
   if constexpr (std::is_same_v<T, float>) {
-    if (!maximize)
-      return adam_float(param, grad, exp_avg, exp_avg_sq, n,
-                        {beta1, beta2, bias_correction2_sqrt, eps, step_size}, wd, decay,
-                        decoupled);
+    if (!maximize) return adam_float(param, grad, exp_avg, exp_avg_sq, n, c, wd, decay, decoupled);
   }
   for (int64_t i = 0; i < n; ++i) {
     T g = maximize ? -grad[i] : grad[i];
@@ -95,10 +95,7 @@ void adam_one(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n, con
       param[i] *= decay;
     else if (wd != T(0))
       g += wd * param[i];
-    exp_avg[i] = beta1 * exp_avg[i] + (T(1) - beta1) * g;
-    exp_avg_sq[i] = beta2 * exp_avg_sq[i] + (T(1) - beta2) * g * g;
-    const T denom = std::sqrt(exp_avg_sq[i]) / bias_correction2_sqrt + eps;
-    param[i] -= step_size * exp_avg[i] / denom;
+    adam_element(param[i], g, exp_avg[i], exp_avg_sq[i], c);
   }
 }
 
