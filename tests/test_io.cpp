@@ -2,10 +2,13 @@
 // the old file and no temporary behind), and check_writable_path's messages, word for word.
 // Tests run as root, so failures come from missing folders, files in the way and file size
 // limits, not from permissions.
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -49,6 +52,20 @@ TEST(IoWriteFileAtomic, WritesAndReplacesContentLeavingNoTemporary) {
   Names names = entries(dir.path());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (Names{"binary.bin", "empty.txt", "out.txt"}));
+}
+
+TEST(IoWriteFileAtomic, StaleTemporariesAreRemovedButNotOnesARunIsWriting) {
+  TempFolder dir;
+  std::ofstream(dir / ".out.txt.tmp-Ab3xY9") << "left by kill -9";
+  std::ofstream(dir / ".out.txt.tmp-Cd4zW0") << "being written by another run";
+  const int writer = open((dir / ".out.txt.tmp-Cd4zW0").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(writer, 0);
+  ASSERT_EQ(flock(writer, LOCK_EX), 0);  // as TempFile holds it while writing
+  EXPECT_EQ(remove_stale_temporaries(dir / "out.txt"), (Names{dir / ".out.txt.tmp-Ab3xY9"}));
+  EXPECT_EQ(entries(dir.path()), (Names{".out.txt.tmp-Cd4zW0"}));
+  close(writer);  // the writer is gone (killed): now its file is stale too
+  EXPECT_EQ(remove_stale_temporaries(dir / "out.txt"), (Names{dir / ".out.txt.tmp-Cd4zW0"}));
+  EXPECT_TRUE(entries(dir.path()).empty());
 }
 
 TEST(IoWriteFileAtomic, NewFilesFollowTheUmaskAndReplacedFilesKeepTheirMode) {

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,13 +110,15 @@ class TempFile {
       for (std::size_t i = 0; i < kTempSuffixChars; ++i) name_ += kTempChars[pick(random)];
       fd_ = open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd_ < 0 && errno != EEXIST) break;
+      if (fd_ >= 0 && !lock()) close(fd_), fd_ = -1;  // another run's cleanup took it: anew
     }
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   ~TempFile() {
     if (fd_ >= 0) close(fd_);
-    if (!released_) unlink(name_.c_str());
+    if (!released_ && lock_ >= 0) unlink(name_.c_str());
+    if (lock_ >= 0) close(lock_);
   }
 
   int fd() const noexcept { return fd_; }
@@ -129,8 +132,20 @@ class TempFile {
   void release() noexcept { released_ = true; }
 
  private:
+  // Holds an flock on the new file, kept by a duplicate descriptor that stays open until the
+  // rename is done, so that remove_stale_temporaries in another run leaves it alone (the lock
+  // goes with the process, so a killed run's file is free to remove). False when that cleanup
+  // locked or removed the file first.
+  bool lock() {
+    struct stat info {};
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0 || fstat(fd_, &info) != 0 || info.st_nlink == 0)
+      return false;
+    lock_ = fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+    return lock_ >= 0;
+  }
+
   std::string name_;
-  int fd_ = -1;
+  int fd_ = -1, lock_ = -1;
   bool released_ = false;
 };
 
@@ -245,7 +260,12 @@ std::vector<std::string> remove_stale_temporaries(const std::string& path) {
       continue;
     std::error_code kind_error;
     if (!fs::is_regular_file(it->symlink_status(kind_error))) continue;
-    if (fs::remove(it->path(), kind_error)) removed.push_back(it->path().string());
+    // A file another run is writing now is locked by it (TempFile); only free ones are stale.
+    const int fd = open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) continue;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fs::remove(it->path(), kind_error))
+      removed.push_back(it->path().string());
+    close(fd);
   }
   return removed;
 }

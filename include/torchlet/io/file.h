@@ -23,7 +23,8 @@ void write_file_atomic(const std::string& path, std::string_view content);
 void check_writable_path(const std::string& path, const std::string& what);
 
 // The temporary files write_file_atomic leaves when it is killed (kill -9, a power cut): those
-// named `.NAME.tmp-XXXXXX` beside `path`'s target. Removes them and returns their paths.
+// named `.NAME.tmp-XXXXXX` beside `path`'s target. Removes them and returns their paths; a file
+// that a running process is writing (it holds a lock on it) is left alone.
 std::vector<std::string> remove_stale_temporaries(const std::string& path);
 
 // True when `a` and `b` name the same file: the same inode when both exist, otherwise the same
