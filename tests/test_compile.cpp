@@ -331,35 +331,70 @@ TEST(Compile, EachCallReturnsItsOwnLoss) {
   EXPECT_NE(read_at_once[2], read_at_once[5]);
 }
 
+using Batches = std::vector<std::pair<Tensor, Tensor>>;
+
+// The course's MLP from manual_seed(seed), one step on each batch in turn (compiled, or eager)
+// with the optimizer make(parameters) gives; *recordings: the compiled step's count.
+template <typename MakeOptimizer>
+Trained train_on(const Batches& batches, uint64_t seed, MakeOptimizer make, bool compiled,
+                 int* recordings) {
+  manual_seed(seed);
+  MLP model;
+  auto optimizer = make(model.parameters());
+  auto step = [&](const Tensor& X, const Tensor& y) {
+    optimizer->zero_grad();
+    Tensor loss = nn::CrossEntropyLoss()(model(X), y);
+    loss.backward();
+    optimizer->step();
+    return loss;
+  };
+  auto compiled_step = compile(step);
+  std::vector<float> losses;
+  for (const auto& [X, y] : batches)
+    losses.push_back((compiled ? compiled_step(X, y) : step(X, y)).item());
+  if (recordings) *recordings = compiled_step.recordings();
+  return Trained{losses, parameter_values(model), compiled && compiled_step.fused(), {}};
+}
+
 // The step takes its data as arguments: new values of the same shape replay; a new shape
-// warms up and records again; both match the eager steps on the same sequence of batches.
+// warms up and records; a shape seen before replays its own recording again (as a loop of
+// mini-batches with a smaller last one needs); all match the eager steps on the same batches.
 TEST(Compile, ArgumentsReplayAndANewShapeRecordsAgain) {
-  const std::vector<std::pair<Tensor, Tensor>> batches = {
-      {features(10, 10), labels(10)},    {features(10, 11), labels(10, 1)},
-      {features(10, 12), labels(10, 2)}, {features(6, 13), labels(6)},
-      {features(6, 14), labels(6, 1)},   {features(6, 15), labels(6, 2)},
-      {features(10, 16), labels(10)},    {features(10, 17), labels(10, 1)}};
-  auto run = [&](bool compiled, int* recordings) {
-    manual_seed(3);
-    MLP model;
-    optim::SGD optimizer(model.parameters(), 0.1, 0.5);
-    auto step = [&](const Tensor& X, const Tensor& y) {
-      optimizer.zero_grad();
-      Tensor loss = nn::CrossEntropyLoss()(model(X), y);
-      loss.backward();
-      optimizer.step();
-      return loss;
-    };
-    auto compiled_step = compile(step);
-    std::vector<float> losses;
-    for (const auto& [X, y] : batches)
-      losses.push_back((compiled ? compiled_step(X, y) : step(X, y)).item());
-    if (recordings) *recordings = compiled_step.recordings();
-    return Trained{losses, parameter_values(model), compiled && compiled_step.fused(), {}};
+  const Batches batches = {{features(10, 10), labels(10)},    {features(10, 11), labels(10, 1)},
+                           {features(10, 12), labels(10, 2)}, {features(6, 13), labels(6)},
+                           {features(6, 14), labels(6, 1)},   {features(6, 15), labels(6, 2)},
+                           {features(10, 16), labels(10)},    {features(10, 17), labels(10, 1)}};
+  const auto sgd = [](std::vector<Tensor> p) {
+    return std::make_unique<optim::SGD>(std::move(p), 0.1, 0.5);
   };
   int recordings = 0;
-  expect_same(run(true, &recordings), run(false, nullptr));
-  EXPECT_EQ(recordings, 3);  // on calls 2, 5 and 8 (each after one eager call on that shape)
+  expect_same(train_on(batches, 3, sgd, true, &recordings),
+              train_on(batches, 3, sgd, false, nullptr));
+  EXPECT_EQ(recordings, 2);  // on calls 2 and 5 (each after one eager call on that shape)
+}
+
+// Mini-batches of 10, 10 and 6 rows, epoch after epoch, with Adam: each batch size keeps its
+// own recording (two in all); five sizes in turn are more than the four kept, so each is
+// forgotten before its second call and every step runs eagerly. Both match the eager steps.
+TEST(Compile, AlternatingShapesKeepTheirRecordings) {
+  const auto epochs_of = [](const std::vector<int64_t>& sizes) {
+    Batches batches;
+    for (int epoch = 0; epoch < 4; ++epoch)
+      for (std::size_t b = 0; b < sizes.size(); ++b)
+        batches.emplace_back(features(sizes[b], static_cast<uint32_t>(30 + epoch * 8 + b)),
+                             labels(sizes[b], epoch + static_cast<int>(b)));
+    return batches;
+  };
+  const auto adam = [](std::vector<Tensor> p) {
+    return std::make_unique<optim::Adam>(std::move(p), 0.01);
+  };
+  int recordings = 0;
+  const Batches three = epochs_of({10, 10, 6}), five = epochs_of({2, 3, 4, 5, 6});
+  expect_same(train_on(three, 4, adam, true, &recordings),
+              train_on(three, 4, adam, false, nullptr));
+  EXPECT_EQ(recordings, 2);
+  expect_same(train_on(five, 4, adam, true, &recordings), train_on(five, 4, adam, false, nullptr));
+  EXPECT_EQ(recordings, 0);
 }
 
 // A changed lr is not frozen: the next call records again with it.

@@ -15,8 +15,11 @@
 // Parameters, gradients and optimizer state (momentum buffers, Adam's moments and step counts)
 // are updated in place, so they advance on every replay; Dropout draws a new seed per replay
 // from torchlet's generator, exactly as the eager calls would. The step may take tensors as
-// arguments, step(X, y): each call copies them into the recording's own inputs, and a change of
-// their shapes, dtypes or devices (or of an optimizer's lr) makes it record again. On the CPU
+// arguments, step(X, y): each call copies them into the recording's own inputs. Arguments of
+// new shapes, dtypes or devices get a recording of their own (after one eager call on them);
+// the last four such signatures keep theirs, so a loop of mini-batches with a smaller last one
+// replays both. A changed optimizer lr makes the recording of that signature record again.
+// With several signatures, a parameter's .grad is what the one recorded last computes. On the CPU
 // the recording is a list of kernel calls; on CUDA a CUDA graph (cuda::Graph). Where the
 // recording is exactly a small MLP's step (Linear layers with ReLU between them, mean
 // cross-entropy, backward, SGD over those parameters) and the backend has fused MLP kernels,
@@ -53,17 +56,17 @@ class CompiledStep {
   CompiledStep(CompiledStep&&) noexcept;
   CompiledStep& operator=(CompiledStep&&) noexcept;
 
-  // One step on `inputs`: body(inputs) eagerly on the first call (and the first after the
-  // inputs' shapes change), body(its own copies) while recording on the next, a replay after
-  // that. Returns the step's result: a new tensor each call, without grad_fn once recorded,
-  // not synchronised on a GPU.
+  // One step on `inputs`: body(inputs) eagerly on the first call of their signature,
+  // body(its own copies) while recording on the next, a replay of that recording after that.
+  // Returns the step's result: a new tensor each call, without grad_fn once recorded, not
+  // synchronised on a GPU.
   Tensor run(std::span<const Tensor> inputs, const Body& body);
 
-  // How many times it has recorded, and how many kernels a CPU replay runs (0 before the
-  // first recording and on CUDA, where the recording is a graph).
+  // How many times it has recorded, and how many kernels a CPU replay of the signature used
+  // last runs (0 before its recording and on CUDA, where the recording is a graph).
   int recordings() const noexcept;
   std::size_t recorded_kernels() const noexcept;
-  // True when the recording is a small MLP's step that replays as one fused kernel.
+  // True when the signature used last replays a small MLP's step as one fused kernel.
   bool fused() const noexcept;
 
  private:

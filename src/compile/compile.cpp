@@ -4,7 +4,7 @@
 // the backend's fused kernel (fuse_mlp.h).
 #include "torchlet/compile.h"
 
-#include <optional>
+#include <algorithm>
 #include <vector>
 
 #include "backends/recorder.h"
@@ -34,9 +34,8 @@ std::vector<Signature> signature_of(std::span<const Tensor> inputs) {
   return out;
 }
 
-}  // namespace
-
-struct CompiledStep::Impl {
+// One recording: what a step of one signature (its inputs' shapes, dtypes and devices) replays.
+struct Recording {
   enum class Phase { Fresh, Warm, Recorded };
   Phase phase = Phase::Fresh;
   std::vector<Signature> signature;
@@ -47,7 +46,6 @@ struct CompiledStep::Impl {
   std::function<void()> fused;                  // what replays it, when it is a fused pattern
   cuda::Graph graph;                            // CUDA's
   Tensor output;  // the recorded call's result, rewritten by each replay
-  int recordings = 0;
 
   void forget() {
     recorder.reset();
@@ -63,11 +61,11 @@ struct CompiledStep::Impl {
     return true;
   }
 
-  Tensor record(std::span<const Tensor> args, const Body& body);
+  Tensor record(std::span<const Tensor> args, const CompiledStep::Body& body);
   Tensor replay(std::span<const Tensor> args);
 };
 
-Tensor CompiledStep::Impl::record(std::span<const Tensor> args, const Body& body) {
+Tensor Recording::record(std::span<const Tensor> args, const CompiledStep::Body& body) {
   forget();
   phase = Phase::Warm;  // until this recording succeeds
   for (const Tensor& t : args) inputs.push_back(t.detach().clone());
@@ -107,11 +105,10 @@ Tensor CompiledStep::Impl::record(std::span<const Tensor> args, const Body& body
                  "got an undefined Tensor()");
   output = result.detach();
   phase = Phase::Recorded;
-  ++recordings;
   return output.clone();
 }
 
-Tensor CompiledStep::Impl::replay(std::span<const Tensor> args) {
+Tensor Recording::replay(std::span<const Tensor> args) {
   for (std::size_t i = 0; i < args.size(); ++i) inputs[i].copy_(args[i]);
   if (fused)
     fused();
@@ -122,40 +119,69 @@ Tensor CompiledStep::Impl::replay(std::span<const Tensor> args) {
   return output.clone();
 }
 
+}  // namespace
+
+// The recordings of the last kSignatures signatures, the latest used last: a loop that
+// alternates shapes (mini-batches and a smaller last one) replays each, recording none again.
+struct CompiledStep::Impl {
+  static constexpr std::size_t kSignatures = 4;
+  std::vector<std::unique_ptr<Recording>> recent;
+  int recordings = 0;
+
+  Recording& of(std::vector<Signature> signature) {
+    auto it = std::find_if(recent.begin(), recent.end(),
+                           [&](const auto& r) { return r->signature == signature; });
+    std::unique_ptr<Recording> r;
+    if (it != recent.end()) {
+      r = std::move(*it);
+      recent.erase(it);
+    } else {  // new shapes: warm up on them first, then record
+      if (recent.size() == kSignatures) recent.erase(recent.begin());
+      r = std::make_unique<Recording>();
+      r->signature = std::move(signature);
+    }
+    recent.push_back(std::move(r));
+    return *recent.back();
+  }
+  const Recording* latest() const { return recent.empty() ? nullptr : recent.back().get(); }
+};
+
 CompiledStep::CompiledStep() : impl_(std::make_unique<Impl>()) {}
 CompiledStep::~CompiledStep() = default;
 CompiledStep::CompiledStep(CompiledStep&&) noexcept = default;
 CompiledStep& CompiledStep::operator=(CompiledStep&&) noexcept = default;
 
 Tensor CompiledStep::run(std::span<const Tensor> args, const Body& body) {
-  Impl& s = *impl_;
-  std::vector<Signature> signature = signature_of(args);
-  if (signature != s.signature) {  // new shapes: warm up on them first, then record
-    s.forget();
-    s.signature = std::move(signature);
-    s.phase = Impl::Phase::Fresh;
-  }
+  Recording& s = impl_->of(signature_of(args));
   switch (s.phase) {
-    case Impl::Phase::Fresh: {
+    case Recording::Phase::Fresh: {
       Tensor result = body(args);
       TORCHLET_CHECK(result.defined(), "compile: Expected the step to return a defined tensor, ",
                      "but got an undefined Tensor()");
       s.device = result.device();
-      s.phase = Impl::Phase::Warm;
+      s.phase = Recording::Phase::Warm;
       return result;
     }
-    case Impl::Phase::Warm: return s.record(args, body);
-    case Impl::Phase::Recorded: return s.guards_hold() ? s.replay(args) : s.record(args, body);
+    case Recording::Phase::Warm: break;
+    case Recording::Phase::Recorded:
+      if (s.guards_hold()) return s.replay(args);
+      break;
   }
-  TORCHLET_ASSERT(false);
-  return Tensor();
+  Tensor result = s.record(args, body);
+  ++impl_->recordings;
+  return result;
 }
 
 int CompiledStep::recordings() const noexcept { return impl_->recordings; }
-bool CompiledStep::fused() const noexcept { return static_cast<bool>(impl_->fused); }
+
+bool CompiledStep::fused() const noexcept {
+  const Recording* r = impl_->latest();
+  return r && r->fused;
+}
 
 std::size_t CompiledStep::recorded_kernels() const noexcept {
-  return impl_->recorder ? impl_->recorder->size() : 0;
+  const Recording* r = impl_->latest();
+  return r && r->recorder ? r->recorder->size() : 0;
 }
 
 }  // namespace torchlet
