@@ -1,5 +1,5 @@
 // CPU reductions over the middle axis of [outer, r, inner]: sum (and mean through scale),
-// argmax, and (log_)softmax forward and backward. Sums accumulate in double.
+// argmax (softmax is softmax.cpp). Sums accumulate in double.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -322,52 +322,6 @@ void CpuBackend::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t o
                    }
                  });
   });
-}
-
-// Softmax along j of one strided column: y_j = exp(x_j - max) / sum, or its log.
-void CpuBackend::softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
-                                 bool log) {
-  profile::record_launch();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const float* xc = x + o * r * inner + i;
-      float* yc = y + o * r * inner + i;
-      float max = xc[0];
-      for (int64_t j = 1; j < r; ++j) max = std::max(max, xc[j * inner]);
-      double sum = 0.0;
-      for (int64_t j = 0; j < r; ++j) sum += std::exp(static_cast<double>(xc[j * inner] - max));
-      if (log) {
-        const double log_sum = std::log(sum);
-        for (int64_t j = 0; j < r; ++j)
-          yc[j * inner] = static_cast<float>(xc[j * inner] - max - log_sum);
-      } else {
-        for (int64_t j = 0; j < r; ++j)
-          yc[j * inner] =
-              static_cast<float>(std::exp(static_cast<double>(xc[j * inner] - max)) / sum);
-      }
-    }
-  }
-}
-
-// softmax: dx = y * (dy - sum(dy * y)); log_softmax: dx = dy - exp(y) * sum(dy).
-void CpuBackend::softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
-                                  int64_t r, int64_t inner, bool log) {
-  profile::record_launch();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t base = o * r * inner + i;
-      double dot = 0.0;
-      for (int64_t j = 0; j < r; ++j) {
-        const int64_t k = base + j * inner;
-        dot += log ? dy[k] : static_cast<double>(dy[k]) * y[k];
-      }
-      for (int64_t j = 0; j < r; ++j) {
-        const int64_t k = base + j * inner;
-        dx[k] = log ? static_cast<float>(dy[k] - std::exp(static_cast<double>(y[k])) * dot)
-                    : static_cast<float>(y[k] * (dy[k] - dot));
-      }
-    }
-  }
 }
 
 }  // namespace torchlet::backend::cpu
