@@ -6,9 +6,10 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
-#include <random>
 
+#include "backends/counter_rng.h"
 #include "torchlet/autograd.h"
 #include "torchlet/compile.h"
 #include "torchlet/cuda.h"
@@ -40,14 +41,22 @@ std::string graph_refusal(const Device& device, int64_t batches,
 
 // A random order of 0..n-1 (see train.h). It depends on the seed and the epoch only, so a
 // resumed run shuffles its epochs exactly as an uninterrupted one does, without saving a
-// generator's state.
+// generator's state: the draws are a counter-based stream (backends/counter_rng.h) keyed by
+// both, which costs nothing to seed (the K members of a table's ensemble each shuffle every
+// epoch; an mt19937_64 from a seed_seq cost more than a small table's shuffle), and the bounded
+// draws are ours, so every platform gets the same order.
 Tensor shuffled_rows(int64_t n, uint64_t seed, int64_t epoch, const Device& device) {
-  std::seed_seq seeds{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                      static_cast<uint32_t>(epoch), static_cast<uint32_t>(epoch >> 32)};
-  std::mt19937_64 rng(seeds);
+  const uint64_t key = backend::counter_bits(seed, static_cast<uint64_t>(epoch));
+  uint64_t draws = 0;
   std::vector<int64_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
+  for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates: swap i with a j in [0, i]
+    const auto bound = static_cast<uint64_t>(i) + 1;
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;  // rejecting above it: exactly uniform
+    uint64_t x = backend::counter_bits(key, draws++);
+    while (x >= limit) x = backend::counter_bits(key, draws++);
+    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(x % bound)]);
+  }
   return tensor(order, device);
 }
 
