@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "testing.h"
 #include "torchlet/functional.h"
@@ -133,6 +134,29 @@ TEST(TableFit, MemberKOfABatchedRunIsTheLoneRunOfSeedPlusK) {
       expect_same_weights(*v.ensemble->members[k], *lone.model, 1e-4);
     }
   }
+}
+
+// Members whose patience runs out at different epochs: each is dropped from the stack after
+// its last epoch (with its optimizer state), and every member, dropped or going on, is still
+// its lone run: the same epochs, best epoch and weights.
+TEST(TableFit, MembersThatStopEarlyLeaveTheStackAndTheOthersFollowTheirLoneRuns) {
+  const Data d = shops(testing::scratch_dir());
+  const TableFitOptions f = fit_options(4, 200, 64, 3, 5);
+  const TableValidation v = validate_table_members(d.table.schema, d.widths, d.fit_X(), d.fit_y(),
+                                                   d.val_X(), d.val_y(), f);
+  std::set<int64_t> stops;
+  for (uint64_t k = 0; k < 4; ++k) {
+    const Lone lone = lone_run(d, 5 + k, f, true);
+    const TableMemberRun& m = v.members[k];
+    stops.insert(m.epochs_done);
+    EXPECT_EQ(m.epochs_done, lone.result.epochs_done) << k;
+    EXPECT_EQ(m.best_epoch, lone.result.best_epoch) << k;
+    ASSERT_EQ(m.losses.size(), lone.result.losses.size()) << k;
+    EXPECT_NEAR(m.losses.back(), lone.result.losses.back(), 1e-4) << k;
+    expect_same_weights(*v.ensemble->members[k], *lone.model, 1e-4);
+  }
+  EXPECT_GT(stops.size(), 1u);  // so some member left the stack before the others
+  EXPECT_EQ(v.end.epochs, *stops.rbegin());
 }
 
 TEST(TableFit, TheRefitTakesEachMemberAfterItsOwnEpochsAndSavesAsAnEnsemble) {

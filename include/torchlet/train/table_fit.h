@@ -5,7 +5,9 @@
 // the order torchlet::train would give that lone run (shuffled_rows(n, seed + k, epoch)); the
 // loss is the sum of the members' mean losses, and the parameters are disjoint, so each member
 // follows the lone run's steps (to float rounding) with an optimizer whose state is per
-// element (SGD, Adam).
+// element (SGD, Adam). A member that is done (its patience ran out, or its refit epochs) leaves
+// the batched model with its optimizer state, so the others go on at the cost of fewer. On
+// the CPU the steps and the validation pass are compiled (torchlet::compile).
 //
 //   TableFitOptions o{.members = 5, .seed = 0};
 //   TableValidation v = validate_table_members(schema, widths, X_fit, y_fit, X_val, y_val, o);
