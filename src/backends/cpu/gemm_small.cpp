@@ -4,7 +4,10 @@
 // place when its rows are contiguous, else packed into a per-thread buffer (a transpose in
 // 8 x 8 register blocks); the result is written straight into C (transposed when that is the
 // orientation), with a bias add fused into that store when one is given (linear's forward).
-// Compiled for AVX2+FMA and for baseline x86-64, chosen at load time.
+// Compiled for AVX2+FMA and for baseline x86-64 with 8-lane vectors, chosen at load time, and
+// with 16-lane vectors for CPUs with AVX-512 (x86-64-v4) when the lanes hold at least 16
+// columns: every output is still one lane's FMAs over p in order, so each width gives the
+// same bits.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -20,61 +23,75 @@ namespace torchlet::backend::cpu {
 
 namespace {
 
-using v8 = float __attribute__((vector_size(32)));
-constexpr int64_t kLanes = 8;
+template <int W>
+struct Vec;  // (a vector_size that depends on W would be dropped: one specialisation each)
+template <>
+struct Vec<8> {
+  using type = float __attribute__((vector_size(32)));
+};
+template <>
+struct Vec<16> {
+  using type = float __attribute__((vector_size(64)));
+};
+template <int W>
+using vec = typename Vec<W>::type;
+using v8 = vec<8>;
+constexpr int64_t kLanes = 8;  // pack_transposed's blocks, and the width without AVX-512
 
 struct Strided {  // element (i, p) = data[i * si + p * sp]
   const float* data;
   int64_t si, sp;
 };
 
-// Where each 8-lane vector of a tile row reads R and writes its columns of the result (J of
-// them). Padded: vector v holds columns 8v .. 8v + 8, those past J zero in a packed R.
-// Overlapped (J >= 8, beta = 0): the vector that would run past J starts at J - 8 instead and
+// Where each vector of w lanes of a tile row reads R and writes its columns of the result (J
+// of them). Padded: vector v holds columns wv .. wv + w, those past J zero in a packed R.
+// Overlapped (J >= w, beta = 0): the vector that would run past J starts at J - w instead and
 // recomputes columns of the one before it, bit for bit, so every vector is whole and every
 // load stays inside a row of J: R can then be the source itself when its rows are contiguous.
 struct Lanes {
   const float* R;
   int64_t rs;  // R's row stride
-  int64_t J;
+  int64_t J, w;
   bool overlap, direct;  // direct: R is the source (overlapped only)
   [[gnu::always_inline]] int64_t start(int64_t v) const {
-    return overlap ? std::min(kLanes * v, J - kLanes) : kLanes * v;
+    return overlap ? std::min(w * v, J - w) : w * v;
   }
   [[gnu::always_inline]] int64_t valid(int64_t v) const {
-    return overlap ? kLanes : std::clamp<int64_t>(J - kLanes * v, 0, kLanes);
+    return overlap ? w : std::clamp<int64_t>(J - w * v, 0, w);
   }
   [[gnu::always_inline]] const float* at(int64_t v) const {
-    return R + (direct ? start(v) : kLanes * v);
+    return R + (direct ? start(v) : w * v);
   }
 };
 
 // The bias of a fused bias add, C(i, j) += bias[j], as the tiles see it: along the lanes
-// (vector v's 8 values at lanes + 8v) or along the tile rows.
+// (vector v's w values at lanes + wv) or along the tile rows.
 struct Bias {
   const float* lanes = nullptr;
   const float* rows = nullptr;
 };
 
-[[gnu::always_inline]] inline v8 load8(const float* p) {
-  v8 v;
+template <int W = 8>
+[[gnu::always_inline]] inline vec<W> load(const float* p) {
+  vec<W> v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
 // Stores alpha * acc (+ beta * old) (+ add) into `valid` columns of out, o_sj apart. The bias
 // comes last, so a fused bias add rounds as a separate one does.
-[[gnu::always_inline]] inline void store_vector(const v8& acc, const v8& add, bool biased,
+template <int W>
+[[gnu::always_inline]] inline void store_vector(const vec<W>& acc, const vec<W>& add, bool biased,
                                                 float* out, int64_t o_sj, int64_t valid,
                                                 float alpha, float beta) {
-  if (o_sj == 1 && valid == kLanes) {
-    v8 r = alpha * acc;
-    if (beta != 0.0f) r += beta * load8(out);
+  if (o_sj == 1 && valid == W) {
+    vec<W> r = alpha * acc;
+    if (beta != 0.0f) r += beta * load<W>(out);
     if (biased) r += add;
     std::memcpy(out, &r, sizeof r);
     return;
   }
-  float lanes[kLanes], adds[kLanes];
+  float lanes[W], adds[W];
   std::memcpy(lanes, &acc, sizeof lanes);
   std::memcpy(adds, &add, sizeof adds);
   for (int64_t j = 0; j < valid; ++j) {
@@ -84,20 +101,21 @@ struct Bias {
   }
 }
 
-// Rows i .. i + Rows of out(i, j) = alpha * sum_p L(i, p) R(p, j) + beta * out(i, j). Fast:
-// out's rows contiguous, R overlapped, beta 0, no bias along the rows: whole vector stores,
-// nothing to test per store.
-template <int Rows, bool Fast>
+// Rows i .. i + Rows of out(i, j) = alpha * sum_p L(i, p) R(p, j) + beta * out(i, j), in
+// vectors of W lanes (R.w == W). Fast: out's rows contiguous, R overlapped, beta 0, no bias
+// along the rows: whole vector stores, nothing to test per store.
+template <int W, int Rows, bool Fast>
 [[gnu::always_inline]] inline void tile_rows(int64_t i, int64_t k, const Strided& L, const Lanes& R,
                                              float alpha, float beta, const Bias& bias, float* out,
                                              int64_t o_si, int64_t o_sj) {
-  const int64_t vectors = (R.J + kLanes - 1) / kLanes;
+  using V = vec<W>;
+  const int64_t vectors = (R.J + W - 1) / W;
   for (int64_t v = 0; v < vectors; v += 2) {
     const float* r0p = R.at(v);
     const float* r1p = R.at(v + 1);
-    v8 acc[Rows][2] = {};
+    V acc[Rows][2] = {};
     for (int64_t p = 0; p < k; ++p) {
-      const v8 r0 = load8(r0p + p * R.rs), r1 = load8(r1p + p * R.rs);
+      const V r0 = load<W>(r0p + p * R.rs), r1 = load<W>(r1p + p * R.rs);
 #pragma GCC unroll 4
       for (int r = 0; r < Rows; ++r) {
         const float a = L.data[(i + r) * L.si + p * L.sp];
@@ -111,55 +129,71 @@ template <int Rows, bool Fast>
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
         if constexpr (Fast) {
-          v8 x = alpha * acc[r][h];
-          if (bias.lanes) x += load8(bias.lanes + kLanes * (v + h));
+          V x = alpha * acc[r][h];
+          if (bias.lanes) x += load<W>(bias.lanes + W * (v + h));
           std::memcpy(out + (i + r) * o_si + R.start(v + h), &x, sizeof x);
         } else {
-          const v8 add = bias.lanes ? load8(bias.lanes + kLanes * (v + h))
-                                    : v8{} + (bias.rows ? bias.rows[i + r] : 0.0f);
-          store_vector(acc[r][h], add, biased, out + (i + r) * o_si + R.start(v + h) * o_sj, o_sj,
-                       R.valid(v + h), alpha, beta);
+          const V add = bias.lanes ? load<W>(bias.lanes + W * (v + h))
+                                   : V{} + (bias.rows ? bias.rows[i + r] : 0.0f);
+          store_vector<W>(acc[r][h], add, biased, out + (i + r) * o_si + R.start(v + h) * o_sj,
+                          o_sj, R.valid(v + h), alpha, beta);
         }
       }
   }
 }
 
-template <bool Fast>
+template <int W, bool Fast>
 [[gnu::always_inline]] inline void tile_all(int64_t I, int64_t k, const Strided& L, const Lanes& R,
                                             float alpha, float beta, const Bias& bias, float* out,
                                             int64_t o_si, int64_t o_sj) {
   int64_t i = 0;
-  for (; i + 4 <= I; i += 4) tile_rows<4, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+  for (; i + 4 <= I; i += 4) tile_rows<W, 4, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj);
   // The last 1-3 rows in one pass, so their accumulator chains run side by side.
   switch (I - i) {
-    case 3: tile_rows<3, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
-    case 2: tile_rows<2, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
-    case 1: tile_rows<1, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    case 3: tile_rows<W, 3, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    case 2: tile_rows<W, 2, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
+    case 1: tile_rows<W, 1, Fast>(i, k, L, R, alpha, beta, bias, out, o_si, o_sj); break;
     default: break;
   }
+}
+
+template <int W>
+[[gnu::always_inline]] inline void tiles(int64_t I, int64_t k, const Strided& L, const Lanes& R,
+                                         float alpha, float beta, const Bias& bias, float* out,
+                                         int64_t o_si, int64_t o_sj) {
+  if (o_sj == 1 && R.overlap && beta == 0.0f && !bias.rows)
+    tile_all<W, true>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+  else
+    tile_all<W, false>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
 }
 
 TORCHLET_SIMD_CLONES void tile_kernel(int64_t I, int64_t k, Strided L, Lanes R, float alpha,
                                       float beta, Bias bias, float* out, int64_t o_si,
                                       int64_t o_sj) {
-  if (o_sj == 1 && R.overlap && beta == 0.0f && !bias.rows)
-    tile_all<true>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
-  else
-    tile_all<false>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+  tiles<8>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
 }
 
-// out[p][8v + u] = src[(R.start(v) + u) * ld + p] for every vector v of Jp and p < k: src's
-// columns are contiguous, so eight of them are read as vectors and turned in registers.
+[[gnu::target("arch=x86-64-v4")]] void tile_kernel16(int64_t I, int64_t k, Strided L, Lanes R,
+                                                     float alpha, float beta, Bias bias, float* out,
+                                                     int64_t o_si, int64_t o_sj) {
+  tiles<16>(I, k, L, R, alpha, beta, bias, out, o_si, o_sj);
+}
+
+// out[p][8b + u] = src[(column of lane 8b + u) * ld + p] for every block b of 8 lanes of Jp
+// and p < k (lane wv + u of vector v is column R.start(v) + u): src's columns are contiguous,
+// so eight of them are read as vectors and turned in registers.
 TORCHLET_SIMD_CLONES void pack_transposed(const float* src, int64_t ld, int64_t k, const Lanes& R,
                                           int64_t Jp, float* out) {
+  const int64_t blocks = R.w / kLanes;  // per vector
   for (int64_t v = 0; v < Jp / kLanes; ++v) {
     const float* col[kLanes];
-    for (int u = 0; u < kLanes; ++u) col[u] = src + (R.start(v) + u) * ld;
+    const int64_t first = R.start(v / blocks) + kLanes * (v % blocks);
+    for (int u = 0; u < kLanes; ++u) col[u] = src + (first + u) * ld;
     float* dst = out + kLanes * v;
     int64_t p = 0;
     for (; p + kLanes <= k; p += kLanes) {
       v8 r[kLanes];
-      for (int u = 0; u < kLanes; ++u) r[u] = load8(col[u] + p);
+      for (int u = 0; u < kLanes; ++u) r[u] = load(col[u] + p);
       v8 t[kLanes], q[kLanes];
       for (int u = 0; u < kLanes; u += 2) {  // interleave pairs of columns
         t[u] = __builtin_shufflevector(r[u], r[u + 1], 0, 8, 1, 9, 4, 12, 5, 13);
@@ -195,10 +229,12 @@ void gemm_small(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   const bool along_n = n >= 8 || n >= m;
   const int64_t I = along_n ? m : n, J = along_n ? n : m;
   const Strided src = along_n ? B : Strided{a, A.sp, A.si};  // R(p, j) = src(p, j)
-  Lanes R{nullptr, 0, J, J >= kLanes && beta == 0.0f, false};
+  static const bool avx512 = __builtin_cpu_supports("x86-64-v4");
+  const int64_t w = avx512 && J >= 16 ? 16 : kLanes;
+  Lanes R{nullptr, 0, J, w, J >= w && beta == 0.0f, false};
   R.direct = R.overlap && src.sp == 1;
   // Packed rows hold whole tiles (pairs of vectors); the bias row follows them.
-  const int64_t vectors = (J + kLanes - 1) / kLanes, Jp = (vectors + 1) / 2 * 2 * kLanes;
+  const int64_t vectors = (J + w - 1) / w, Jp = (vectors + 1) / 2 * 2 * w;
   thread_local std::vector<float> packed;
   const auto size = static_cast<std::size_t>((R.direct ? 1 : k + 1) * Jp);
   if (packed.size() < size) packed.resize(size);
@@ -211,7 +247,7 @@ void gemm_small(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   } else {  // column by column of R, each read along src
     R.R = buffer, R.rs = Jp;
     for (int64_t q = 0; q < Jp; ++q) {
-      const int64_t col = R.start(q / kLanes) + q % kLanes;
+      const int64_t col = R.start(q / w) + q % w;
       if (col < J)
         for (int64_t p = 0; p < k; ++p) buffer[p * Jp + q] = src.data[col * src.sp + p * src.si];
       else
@@ -222,17 +258,18 @@ void gemm_small(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   if (bias && along_n) {
     float* lanes = buffer + (R.direct ? 0 : k * Jp);
     for (int64_t q = 0; q < Jp; ++q) {
-      const int64_t col = R.start(q / kLanes) + q % kLanes;
+      const int64_t col = R.start(q / w) + q % w;
       lanes[q] = col < J ? bias[col] : 0.0f;
     }
     tile_bias.lanes = lanes;
   } else if (bias) {
     tile_bias.rows = bias;
   }
+  const auto kernel = w == 16 ? tile_kernel16 : tile_kernel;
   if (along_n)
-    tile_kernel(I, k, A, R, alpha, beta, tile_bias, c, ldc, 1);
+    kernel(I, k, A, R, alpha, beta, tile_bias, c, ldc, 1);
   else  // L(i, p) = B(p, i): rows of B^T
-    tile_kernel(I, k, Strided{b, B.sp, B.si}, R, alpha, beta, tile_bias, c, 1, ldc);
+    kernel(I, k, Strided{b, B.sp, B.si}, R, alpha, beta, tile_bias, c, 1, ldc);
 }
 
 }  // namespace torchlet::backend::cpu
