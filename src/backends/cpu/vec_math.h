@@ -38,12 +38,23 @@ void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n);
 void binary_avx2(BinaryOp op, const float* a, const float* b, float* out, int64_t n);
 void binary_sse2(BinaryOp op, const float* a, const float* b, float* out, int64_t n);
 
+// Inputs are read and outputs claimed this many floats ahead of the vector being computed
+// (software prefetch): the functions take 30-60 instructions a vector, so the loads the
+// out-of-order window holds are only a few cache lines ahead, and with the hardware's prefetches
+// alone the loops waited on memory about as long as they computed (one measurement, 2^24 floats
+// on one thread, 16 lanes: gelu 7.9-8.2 ms without, 6.9 with; erf 7.5-8.6 and 6.8; a copy 3.8-5.7).
+constexpr int64_t kReadAhead = 1024;
+
 // y = Block(x) over n floats, W at a time (Block maps one vector of W floats); the tail is
 // padded with zeros into one more vector.
 template <int W, void (*Block)(const float*, float*)>
 void each(const float* x, float* y, int64_t n) {
   int64_t i = 0;
-  for (; i + W <= n; i += W) Block(x + i, y + i);
+  for (; i + W <= n; i += W) {
+    __builtin_prefetch(x + i + kReadAhead);
+    __builtin_prefetch(y + i + kReadAhead, 1);
+    Block(x + i, y + i);
+  }
   if (i == n) return;
   float in[W] = {}, out[W];
   const auto tail = static_cast<std::size_t>(n - i) * sizeof(float);
@@ -56,7 +67,12 @@ void each(const float* x, float* y, int64_t n) {
 template <int W, void (*Block)(const float*, const float*, float*)>
 void each2(const float* a, const float* b, float* out, int64_t n) {
   int64_t i = 0;
-  for (; i + W <= n; i += W) Block(a + i, b + i, out + i);
+  for (; i + W <= n; i += W) {
+    __builtin_prefetch(a + i + kReadAhead);
+    __builtin_prefetch(b + i + kReadAhead);
+    __builtin_prefetch(out + i + kReadAhead, 1);
+    Block(a + i, b + i, out + i);
+  }
   if (i == n) return;
   float in_a[W] = {}, in_b[W] = {}, res[W];
   const auto tail = static_cast<std::size_t>(n - i) * sizeof(float);
