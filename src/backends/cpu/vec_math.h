@@ -146,6 +146,16 @@ template <typename V, bool Above, bool Below>
   return y * power(k);
 }
 
+// The exps of a width that inlines exp_of (8 and 16 lanes): for all x, for x <= 0 or NaN, and for
+// x in [-87, 88] (unary_of's W::exp, exp_nonpositive and exp_normal).
+template <typename Vector>
+struct InlinedExp {
+  using V = Vector;
+  [[gnu::always_inline]] static V exp(V x) { return exp_of<V, true, true>(x); }
+  [[gnu::always_inline]] static V exp_nonpositive(V x) { return exp_of<V, false, true>(x); }
+  [[gnu::always_inline]] static V exp_normal(V x) { return exp_of<V, false, false>(x); }
+};
+
 // sigmoid(x) from e = Exp(-|x|) (Exp need only take x <= 0) as unary_value computes it:
 // 1 / (1 + e) for x >= 0, else e / (1 + e); exp never sees a large positive argument.
 template <typename V, auto Exp>

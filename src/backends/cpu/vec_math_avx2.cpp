@@ -10,11 +10,8 @@ namespace torchlet::backend::cpu::vec_math {
 
 namespace {
 
-struct Avx2 {
-  using V = float __attribute__((vector_size(32)));  // vec_math.h's V of 8 lanes
-  [[gnu::always_inline]] static V exp(V x) { return exp_of<V, true, true>(x); }
-  [[gnu::always_inline]] static V exp_nonpositive(V x) { return exp_of<V, false, true>(x); }
-  [[gnu::always_inline]] static V exp_normal(V x) { return exp_of<V, false, false>(x); }
+// unary_of's W of 8 lanes: the inlined exps and SLEEF's AVX2 functions.
+struct Avx2 : InlinedExp<float __attribute__((vector_size(32)))> {
   static V log(V x) { return Sleef_logf8_u35avx2(x); }
   static V log1p(V x) { return vec_math::log1p<V, Sleef_log1pf8_u10avx2, Sleef_logf8_u10avx2>(x); }
   static V expm1(V x) { return Sleef_expm1f8_u10avx2(x); }

@@ -14,11 +14,8 @@ namespace torchlet::backend::cpu::vec_math {
 
 namespace {
 
-struct Avx512 {
-  using V = float __attribute__((vector_size(64)));  // vec_math.h's V of 16 lanes
-  [[gnu::always_inline]] static V exp(V x) { return exp_of<V, true, true>(x); }
-  [[gnu::always_inline]] static V exp_nonpositive(V x) { return exp_of<V, false, true>(x); }
-  [[gnu::always_inline]] static V exp_normal(V x) { return exp_of<V, false, false>(x); }
+// unary_of's W of 16 lanes: the inlined exps and SLEEF's AVX-512F functions.
+struct Avx512 : InlinedExp<float __attribute__((vector_size(64)))> {
   static V log(V x) { return Sleef_logf16_u35avx512f(x); }
   static V log1p(V x) {
     return vec_math::log1p<V, Sleef_log1pf16_u10avx512f, Sleef_logf16_u10avx512f>(x);
