@@ -1,5 +1,5 @@
 // The CPU's vectorised float32 maths (backends/cpu/vec_math.h, SLEEF) against the scalar
-// functions of backends/elementwise.h (the C library's expf, logf ...), on both vector widths:
+// functions of backends/elementwise.h (the C library's expf, logf ...), on every vector width:
 // within 2 ulp over a million values spread across every float bit pattern (denormals, both
 // zeros, +-inf, NaN and the largest magnitudes included), NaN exactly where the scalar gives NaN;
 // the tail of a run (fewer than a vector) gives what a full vector gives; and the ops built on
@@ -140,6 +140,11 @@ void expect_close_to_the_scalar_functions(const char* width, Unary unary, Binary
                          << ": " << w.got << " vs " << w.want;
     EXPECT_EQ(w.nan_mismatches, 0) << width << " gradient op " << static_cast<int>(op);
   }
+}
+
+TEST(VecMath, SixteenLanesAreWithinTwoUlpOfTheScalarFunctions) {
+  if (!vm::has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512F and FMA";
+  expect_close_to_the_scalar_functions("avx512", vm::unary_avx512, vm::binary_avx512);
 }
 
 TEST(VecMath, EightLanesAreWithinTwoUlpOfTheScalarFunctions) {

@@ -1,8 +1,7 @@
 // vec_math's dispatch and its 4-lane functions: SLEEF's SSE2 versions (SSE2 is in every x86-64
-// CPU). The 8-lane ones are in vec_math_avx2.cpp.
+// CPU). The 8- and 16-lane ones are in vec_math_avx2.cpp and vec_math_avx512.cpp.
 #include "backends/cpu/vec_math.h"
 
-#include <immintrin.h>
 #include <sleef.h>
 
 #include "torchlet/error.h"
@@ -11,38 +10,18 @@ namespace torchlet::backend::cpu::vec_math {
 
 namespace {
 
-using f4 = float __attribute__((vector_size(16)));  // vec_math.h's V of 4 lanes
-
-f4 exp4(f4 x) { return Sleef_expf4_u10sse2(x); }
-f4 erf4(f4 x) { return erf<f4, exp4>(x); }
-f4 tanh4(f4 x) { return tanh<f4, exp4>(x); }
-
-template <auto F>  // a function of one __m128 (SLEEF's return const __m128)
-void block4(const float* in, float* out) {
-  _mm_storeu_ps(out, F(_mm_loadu_ps(in)));
-}
-
-template <auto F>  // a function of two
-void block4x2(const float* a, const float* b, float* out) {
-  _mm_storeu_ps(out, F(_mm_loadu_ps(a), _mm_loadu_ps(b)));
-}
-
-// As vec_math_avx2.cpp's sigmoid8.
-f4 sigmoid4(f4 x) {
-  const __m128 e = Sleef_expf4_u10sse2(_mm_or_ps(x, _mm_set1_ps(-0.0f)));
-  const __m128 one = _mm_set1_ps(1.0f);
-  const __m128 positive = _mm_cmpge_ps(x, _mm_setzero_ps());
-  const __m128 num = _mm_or_ps(_mm_and_ps(positive, one), _mm_andnot_ps(positive, e));
-  return _mm_div_ps(num, _mm_add_ps(one, e));
-}
-
-// As vec_math_avx2.cpp's log1p8.
-__m128 log1p4(__m128 x) {
-  const __m128 y = Sleef_log1pf4_u10sse2(x);
-  const __m128 big = _mm_cmpgt_ps(x, _mm_set1_ps(1e30f));
-  if (!_mm_movemask_ps(big)) return y;
-  return _mm_or_ps(_mm_and_ps(big, Sleef_logf4_u10sse2(x)), _mm_andnot_ps(big, y));
-}
+// SLEEF's expf serves for every range of x (it is called, not inlined, in 4 lanes).
+struct Sse2 {
+  using V = float __attribute__((vector_size(16)));  // vec_math.h's V of 4 lanes
+  static V exp(V x) { return Sleef_expf4_u10sse2(x); }
+  static V exp_nonpositive(V x) { return exp(x); }
+  static V exp_normal(V x) { return exp(x); }
+  static V log(V x) { return Sleef_logf4_u35sse2(x); }
+  static V log1p(V x) { return vec_math::log1p<V, Sleef_log1pf4_u10sse2, Sleef_logf4_u10sse2>(x); }
+  static V expm1(V x) { return Sleef_expm1f4_u10sse2(x); }
+  static V sin(V x) { return Sleef_sinf4_u10sse2(x); }
+  static V cos(V x) { return Sleef_cosf4_u10sse2(x); }
+};
 
 }  // namespace
 
@@ -69,42 +48,27 @@ bool vectorised(BinaryOp op) {
          op == BinaryOp::SiluBackward;
 }
 
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  return yes;
+}
+
 bool has_avx2_fma() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return yes;
 }
 
-void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n) {
-  switch (op) {
-    case UnaryOp::Exp: return each<4, block4<Sleef_expf4_u10sse2>>(x, y, n);
-    case UnaryOp::Log: return each<4, block4<Sleef_logf4_u35sse2>>(x, y, n);
-    case UnaryOp::Log1p: return each<4, block4<log1p4>>(x, y, n);
-    case UnaryOp::Expm1: return each<4, block4<Sleef_expm1f4_u10sse2>>(x, y, n);
-    case UnaryOp::Sigmoid: return each<4, block4<sigmoid4>>(x, y, n);
-    case UnaryOp::Tanh: return each<4, block4<tanh4>>(x, y, n);
-    case UnaryOp::Erf: return each<4, block4<erf4>>(x, y, n);
-    case UnaryOp::Sin: return each<4, block4<Sleef_sinf4_u10sse2>>(x, y, n);
-    case UnaryOp::Cos: return each<4, block4<Sleef_cosf4_u10sse2>>(x, y, n);
-    case UnaryOp::Gelu: return each<4, block4<gelu<f4, exp4>>>(x, y, n);
-    case UnaryOp::GeluTanh: return each<4, block4<gelu_tanh<f4, sigmoid4>>>(x, y, n);
-    case UnaryOp::Silu: return each<4, block4<silu<f4, sigmoid4>>>(x, y, n);
-    default: return;
-  }
-}
+void unary_sse2(UnaryOp op, const float* x, float* y, int64_t n) { unary_of<Sse2>(op, x, y, n); }
 
 void binary_sse2(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
-  switch (op) {
-    case BinaryOp::GeluBackward: return each2<4, block4x2<gelu_grad<f4, exp4>>>(a, b, out, n);
-    case BinaryOp::GeluTanhBackward:
-      return each2<4, block4x2<gelu_tanh_grad<f4, sigmoid4>>>(a, b, out, n);
-    case BinaryOp::SiluBackward: return each2<4, block4x2<silu_grad<f4, sigmoid4>>>(a, b, out, n);
-    default: return;
-  }
+  binary_of<Sse2>(op, a, b, out, n);
 }
 
 void unary(UnaryOp op, const float* x, float* y, int64_t n) {
   TORCHLET_ASSERT(vectorised(op), "vec_math::unary: op ", static_cast<int>(op), " is scalar");
-  if (has_avx2_fma())
+  if (has_avx512())
+    unary_avx512(op, x, y, n);
+  else if (has_avx2_fma())
     unary_avx2(op, x, y, n);
   else
     unary_sse2(op, x, y, n);
@@ -112,7 +76,9 @@ void unary(UnaryOp op, const float* x, float* y, int64_t n) {
 
 void binary(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
   TORCHLET_ASSERT(vectorised(op), "vec_math::binary: op ", static_cast<int>(op), " is scalar");
-  if (has_avx2_fma())
+  if (has_avx512())
+    binary_avx512(op, a, b, out, n);
+  else if (has_avx2_fma())
     binary_avx2(op, a, b, out, n);
   else
     binary_sse2(op, a, b, out, n);
