@@ -135,6 +135,8 @@ TEST(CliTable, BadTablesAreRefusedInOneLineWithNothingWritten) {
   expect_refused("train --data gap.csv --embedding-threshold -1",
                  "--embedding-threshold: Expected a number of levels >= 0, but got -1", dir,
                  "loss.svg");
+  expect_refused("train --data gap.csv --min-delta -0.5",
+                 "--min-delta: Expected a number >= 0, but got -0.5", dir, "loss.svg");
   expect_refused("train --data gap.csv --ensemble 0",
                  "--ensemble: Expected a number of models in [1, 1024], but got 0", dir,
                  "loss.svg");

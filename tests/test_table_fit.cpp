@@ -78,7 +78,7 @@ Lone lone_run(const Data& d, uint64_t seed, const TableFitOptions& f, bool valid
   o.loss = mse;
   if (validate) {
     o.val_input = d.val_X(), o.val_target = d.val_y();
-    o.patience = f.patience, o.restore_best = true;
+    o.patience = f.patience, o.min_delta = f.min_delta, o.restore_best = true;
   }
   lone.result = train(*lone.model, adam, validate ? d.fit_X() : d.X, validate ? d.fit_y() : d.y, o);
   return lone;
@@ -157,6 +157,26 @@ TEST(TableFit, MembersThatStopEarlyLeaveTheStackAndTheOthersFollowTheirLoneRuns)
   }
   EXPECT_GT(stops.size(), 1u);  // so some member left the stack before the others
   EXPECT_EQ(v.end.epochs, *stops.rbegin());
+}
+
+// With min_delta each member stops as its lone train() run with that min_delta does, and
+// sooner than without it (a smaller decrease no longer counts as better).
+TEST(TableFit, AMinDeltaStopsEachMemberAsTrainsMinDeltaDoes) {
+  const Data d = shops(testing::scratch_dir());
+  TableFitOptions f = fit_options(2, 200, 64, 3, 5);
+  const TableValidation plain = validate_table_members(d.table.schema, d.widths, d.fit_X(),
+                                                       d.fit_y(), d.val_X(), d.val_y(), f);
+  f.min_delta = 0.01;
+  const TableValidation v = validate_table_members(d.table.schema, d.widths, d.fit_X(), d.fit_y(),
+                                                   d.val_X(), d.val_y(), f);
+  for (uint64_t k = 0; k < 2; ++k) {
+    const Lone lone = lone_run(d, 5 + k, f, true);
+    const TableMemberRun& m = v.members[k];
+    EXPECT_EQ(m.epochs_done, lone.result.epochs_done) << k;
+    EXPECT_EQ(m.best_epoch, lone.result.best_epoch) << k;
+    EXPECT_LT(m.epochs_done, plain.members[k].epochs_done) << k;
+    expect_same_weights(*v.ensemble->members[k], *lone.model, 1e-4);
+  }
 }
 
 TEST(TableFit, TheRefitTakesEachMemberAfterItsOwnEpochsAndSavesAsAnEnsemble) {

@@ -178,6 +178,47 @@ TEST(Train, EarlyStoppingStopsWhenTheValidationLossStopsImproving) {
   EXPECT_LE(r.best_val_loss, cross_entropy((*model)(d.X_test), d.y_test).item() + 1e-6f);
 }
 
+// min_delta: a validation loss is better only below the best by more than min_delta. The stop
+// and the best epoch follow that rule on the losses a run without early stopping reads.
+TEST(Train, AMinDeltaCountsOnlyDecreasesLargerThanItAsBetter) {
+  const Course d = course();
+  TrainOptions options{.epochs = 60, .val_input = d.X_test, .val_target = d.y_test};
+  std::vector<float> val;
+  options.on_epoch = [&](const EpochInfo& info) {
+    val.push_back(info.val_loss().item());
+    return true;
+  };
+  const auto run = [&] {
+    val.clear();
+    manual_seed(0);
+    auto model = nn::make_mlp({4, 10, 3});
+    optim::SGD sgd(model->parameters(), 0.1);
+    return train(*model, sgd, d.X, d.y, options);
+  };
+  run();
+  const std::vector<float> all = val;
+  ASSERT_EQ(all.size(), 60u);
+  options.patience = 3, options.min_delta = 0.02;
+  const TrainResult r = run();
+  int64_t best = 1, stop = 60;  // the rule, on the losses of the run without early stopping
+  for (int64_t e = 2, bad = 0; e <= 60; ++e) {
+    const auto i = static_cast<std::size_t>(e - 1);
+    if (all[i] < all[static_cast<std::size_t>(best - 1)] - 0.02) {
+      best = e, bad = 0;
+    } else if (++bad >= 3) {
+      stop = e;
+      break;
+    }
+  }
+  ASSERT_LT(stop, 60);  // so the test sees an early stop
+  EXPECT_EQ(r.stop, StopReason::EarlyStopping);
+  EXPECT_EQ(r.epochs_done, stop);
+  EXPECT_EQ(r.best_epoch, best);
+  EXPECT_EQ(r.best_val_loss, all[static_cast<std::size_t>(best - 1)]);
+  options.min_delta = -1;
+  EXPECT_THROW(run(), Error);
+}
+
 TEST(Train, RestoreBestPutsTheBestValidationEpochsWeightsBack) {
   const Course d = course();
   for (Execution mode : {Execution::Eager, Execution::Fused}) {

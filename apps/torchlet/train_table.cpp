@@ -108,6 +108,8 @@ void check(const TableTrainArgs& a) {
                  "--val-size: Expected a fraction in (0, 1), but got ", t.val_size);
   TORCHLET_CHECK(t.patience >= 0, "--patience: Expected a number >= 0 (0: no early stopping), ",
                  "but got ", t.patience);
+  TORCHLET_CHECK(std::isfinite(t.min_delta) && t.min_delta >= 0,
+                 "--min-delta: Expected a number >= 0, but got ", t.min_delta);
   TORCHLET_CHECK(t.class_weight == "none" || t.class_weight == "balanced",
                  "--class-weight: Expected none or balanced, but got '", t.class_weight, "'");
   TORCHLET_CHECK(t.loss == "mse" || t.loss == "huber", "--loss: Expected mse or huber, but got '",
@@ -150,6 +152,10 @@ void add_table_options(CLI::App* cmd, TableCliOptions& o) {
   cmd->add_option("--patience", o.patience,
                   "Tables: stop after N epochs without a better validation loss (0: never)")
       ->capture_default_str();
+  cmd->add_option("--min-delta", o.min_delta,
+                  "Tables: a validation loss counts as better only when it is below the best by "
+                  "more than this (0: any decrease)")
+      ->capture_default_str();
   cmd->add_option("--class-weight", o.class_weight,
                   "Tables: none, or balanced (each class weighted by rows / (classes * its rows))")
       ->capture_default_str();
@@ -171,8 +177,8 @@ void add_table_options(CLI::App* cmd, TableCliOptions& o) {
 bool table_option_given(const std::set<std::string>& given) {
   for (const char* option :
        {"--task", "--categorical", "--numeric", "--drop", "--na-values", "--embedding-threshold",
-        "--val-size", "--patience", "--class-weight", "--loss", "--plot-predictions", "--no-refit",
-        "--ensemble", "--strict"})
+        "--val-size", "--patience", "--min-delta", "--class-weight", "--loss", "--plot-predictions",
+        "--no-refit", "--ensemble", "--strict"})
     if (given.count(option)) return true;
   return false;
 }
@@ -246,12 +252,13 @@ void run_train_table(const TableTrainArgs& a) {
     embeddings += fmt::format(", embedding {} {}x{}", c->name, c->levels.size(), c->embedding_dim);
   fmt::print(
       out,
-      "model:     {}MLP {}{} ({} parameters{}), {} lr {}, {}, at most {} epochs, patience {}\n",
+      "model:     {}MLP {}{} ({} parameters{}), {} lr {}, {}, at most {} epochs, patience {} "
+      "(min delta {})\n",
       a.table.ensemble > 1 ? fmt::format("{} x ", a.table.ensemble) : "", fmt::join(widths, "-"),
       embeddings, n_params, a.table.ensemble > 1 ? " each" : "",
       a.optimizer == "sgd" ? "SGD" : "Adam", a.lr,
       a.batch_size ? fmt::format("batches of {}", a.batch_size) : "full batch", a.epochs,
-      a.table.patience);
+      a.table.patience, a.table.min_delta);
   fmt::print(out, "device:    {}\n", device.str());
   flush_output(out, a.json ? "stderr" : "stdout");
 
@@ -268,7 +275,7 @@ void run_train_table(const TableTrainArgs& a) {
   }
   TableFitOptions o;
   o.members = a.table.ensemble, o.epochs = a.epochs, o.batch_size = a.batch_size;
-  o.patience = a.table.patience, o.seed = a.seed;
+  o.patience = a.table.patience, o.min_delta = a.table.min_delta, o.seed = a.seed;
   o.loss = regression ? a.table.loss : "cross_entropy";
   o.class_weight = weight;
   o.optimizer = [&a](const std::vector<Tensor>& params) {

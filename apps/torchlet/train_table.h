@@ -20,6 +20,7 @@ struct TableCliOptions {
   int64_t embedding_threshold = data::TableSchema::kEmbeddingThreshold;
   double val_size = 0.15;
   int64_t patience = 20;
+  double min_delta = 2e-3;
   std::string class_weight = "none";
   std::string loss = "mse";
   std::string predictions_plot = "predictions.svg";

@@ -106,9 +106,12 @@ struct TrainOptions {
   // Validation after every validate_every epochs (with val_input defined): the loss on
   // (val_input, val_target) in eval mode without gradients. patience > 0 stops training once
   // the validation loss has not improved for that many validations (reading it each time).
+  // A loss counts as better only when it is below the best by more than min_delta (Keras's
+  // EarlyStopping(min_delta)); the best epoch is the last one that was.
   Tensor val_input{}, val_target{};
   int64_t validate_every = 1;
   int64_t patience = 0;
+  double min_delta = 0.0;
   // With validation: keep a copy of the parameters at the best validation loss and put them
   // back in the model at the end (when a later epoch was worse), as Keras's
   // restore_best_weights.

@@ -70,13 +70,13 @@ TrainResult fit(py::object model, optim::Optimizer& optimizer, const Tensor& inp
                 const Tensor& targets, int64_t epochs, int64_t batch_size, uint64_t seed,
                 int64_t record_every, const std::string& execution, py::object loss,
                 py::object val_input, py::object val_target, int64_t validate_every,
-                int64_t patience, bool stop_on_nonfinite, py::object on_epoch) {
+                int64_t patience, double min_delta, bool stop_on_nonfinite, py::object on_epoch) {
   PythonModule module(model);
   TrainOptions o;
   o.epochs = epochs, o.batch_size = batch_size, o.seed = seed, o.record_every = record_every;
   o.execution = execution_of(execution);
   o.val_input = optional_tensor(val_input), o.val_target = optional_tensor(val_target);
-  o.validate_every = validate_every, o.patience = patience;
+  o.validate_every = validate_every, o.patience = patience, o.min_delta = min_delta;
   o.stop_on_nonfinite = stop_on_nonfinite;
   if (!loss.is_none())
     o.loss = [&loss](const Tensor& output, const Tensor& target) {
@@ -126,7 +126,7 @@ void bind_train(py::module_& m) {
   m.def("_train", &fit, py::arg("model"), py::arg("optimizer"), py::arg("inputs"),
         py::arg("targets"), py::arg("epochs"), py::arg("batch_size"), py::arg("seed"),
         py::arg("record_every"), py::arg("execution"), py::arg("loss"), py::arg("val_input"),
-        py::arg("val_target"), py::arg("validate_every"), py::arg("patience"),
+        py::arg("val_target"), py::arg("validate_every"), py::arg("patience"), py::arg("min_delta"),
         py::arg("stop_on_nonfinite"), py::arg("on_epoch"));
 }
 

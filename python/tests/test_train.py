@@ -67,6 +67,11 @@ def test_train_options_loss_validation_and_callbacks():
     result = torchlet.train(model, opt, torchlet.tensor(X[:20]), target[:20], epochs=500, loss_fn=nn.MSELoss(),
                             val_inputs=torchlet.tensor(X[20:]), val_targets=target[20:] + 5, patience=3)
     assert result.stop == "early_stopping" and result.epochs_done < 500 and result.best_epoch >= 1
+    # min_delta: a huge one counts no later loss as better, so the best stays the first epoch
+    result = torchlet.train(model, opt, torchlet.tensor(X[:20]), target[:20], epochs=500, loss_fn=nn.MSELoss(),
+                            val_inputs=torchlet.tensor(X[20:]), val_targets=target[20:], patience=3,
+                            min_delta=1e6)
+    assert result.stop == "early_stopping" and result.epochs_done == 4 and result.best_epoch == 1
     with pytest.raises(ValueError):
         torchlet.train(model, opt, torchlet.tensor(X), target, execution="fast")
 

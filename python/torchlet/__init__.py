@@ -202,14 +202,14 @@ def compile(fn=None, **options):  # noqa: A001 (torch.compile)
 
 
 def train(model, optimizer, inputs, targets, *, epochs=1, batch_size=0, seed=0, record_every=0, execution="auto",
-          loss_fn=None, val_inputs=None, val_targets=None, validate_every=1, patience=0, stop_on_nonfinite=True,
-          on_epoch=None):
+          loss_fn=None, val_inputs=None, val_targets=None, validate_every=1, patience=0, min_delta=0.0,
+          stop_on_nonfinite=True, on_epoch=None):
     """The library's fit loop (include/torchlet/train.h) over a Python nn.Module: epochs over
     (inputs, targets), full batch or shuffled mini-batches of batch_size (from seed), the loss
     recorded every record_every epochs; loss_fn(output, target) (default: cross-entropy over
     class indices); execution "auto", "eager" or "compiled" (the step recorded once, replayed
     without Python); validation on (val_inputs, val_targets) with early stopping after patience
-    validations without improvement; on_epoch(epoch, loss) returning False stops. Ctrl-C stops
+    validations without improvement (better: below the best by more than min_delta); on_epoch(epoch, loss) returning False stops. Ctrl-C stops
     the loop and raises KeyboardInterrupt. Returns a TrainResult (stop, losses, loss_epochs,
     final_loss, epochs_done, best_val_loss, best_epoch, train_s, compiled)."""
     if len(optimizer.param_groups) != 1:
@@ -220,7 +220,8 @@ def train(model, optimizer, inputs, targets, *, epochs=1, batch_size=0, seed=0, 
     engine, group = optimizer._engines[0], optimizer.param_groups[0]
     engine._set_options({k: group[k] for k in _OPTIONS if k in group})
     return _C._train(model, engine, inputs, targets, epochs, batch_size, seed, record_every, execution, loss_fn,
-                     val_inputs, val_targets, validate_every, patience, stop_on_nonfinite, on_epoch)
+                     val_inputs, val_targets, validate_every, patience, min_delta,
+                     stop_on_nonfinite, on_epoch)
 
 
 def save(obj, f, metadata=None):

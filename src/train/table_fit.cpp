@@ -173,6 +173,7 @@ TableValidation validate_table_members(const data::TableSchema& schema,
                                        const Tensor& y_fit, const Tensor& X_val,
                                        const Tensor& y_val, const TableFitOptions& options) {
   TORCHLET_CHECK(options.patience >= 0, "Expected patience >= 0, but got ", options.patience);
+  TORCHLET_CHECK(options.min_delta >= 0, "Expected min_delta >= 0, but got ", options.min_delta);
   TableStack stack(schema, widths, options.members, options.seed, X_fit.device());
   const int64_t K = options.members;
   TableValidation v;
@@ -202,7 +203,7 @@ TableValidation validate_table_members(const data::TableSchema& schema,
       TableMemberRun& m = v.members[k];
       m.losses.push_back(losses[p]), m.val_losses.push_back(val[p]);
       m.epochs_done = epoch;
-      if (m.best_epoch == 0 || val[p] < m.best_val_loss) {
+      if (m.best_epoch == 0 || val[p] < m.best_val_loss - options.min_delta) {
         m.best_val_loss = val[p], m.best_epoch = epoch, bad[k] = 0;
         better.push_back(static_cast<int64_t>(p));
       } else if (++bad[k] >= options.patience && options.patience > 0) {

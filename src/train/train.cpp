@@ -98,6 +98,7 @@ class Trainer {
                           o_.checkpoint_every, o_.patience})
       TORCHLET_CHECK(every >= 0, "train: Expected record, print, checkpoint and patience counts ",
                      ">= 0, but got ", every);
+    TORCHLET_CHECK(o_.min_delta >= 0, "train: Expected min_delta >= 0, but got ", o_.min_delta);
     TORCHLET_CHECK(o_.validate_every >= 1, "train: Expected validate_every >= 1, but got ",
                    o_.validate_every);
     TORCHLET_CHECK(!o_.patience || o_.val_input.defined(),
@@ -294,7 +295,7 @@ bool Trainer::after_epoch(int64_t epoch, const Tensor& loss) {
   }
   if (val.defined()) {  // read: the best so far is kept, and early stopping needs it
     const float v = val.item();
-    if (result_.best_epoch == 0 || v < result_.best_val_loss) {
+    if (result_.best_epoch == 0 || v < result_.best_val_loss - o_.min_delta) {
       result_.best_val_loss = v, result_.best_epoch = epoch, bad_validations_ = 0;
       if (o_.restore_best) {
         NoGradGuard no_grad;

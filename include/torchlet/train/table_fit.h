@@ -34,6 +34,7 @@ struct TableFitOptions {
   int64_t epochs = 300;     // the bound of the validation run
   int64_t batch_size = 64;  // 0 (or at least the rows): full batch
   int64_t patience = 20;    // epochs without a better validation loss before a member stops
+  double min_delta = 0.0;   // better: below the member's best by more than this (TrainOptions)
   uint64_t seed = 0;        // member k: seed + k (its initial weights and its batch order)
   std::string loss = "cross_entropy";  // or "mse", "huber" (see table_member_losses)
   Tensor class_weight;                 // cross_entropy's weight [classes], or undefined
