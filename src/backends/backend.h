@@ -156,127 +156,16 @@ class Backend {
   // values the host passes to kernels then are frozen into every replay.
   virtual bool capturing() const { return false; }
 
-  // --- elementwise --------------------------------------------------------------------------
-  virtual void fill(void* out, DType dtype, int64_t n, double value) = 0;
-  virtual void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) = 0;
-  // Copies a (read with stride_a) into out (written with stride_b) over loop.shape: makes a
-  // strided view contiguous, or writes into a strided view.
-  virtual void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) = 0;
-  // out = a op b (backends/elementwise.h), a and b of `dtype`; out is `dtype`, or bool for the
-  // predicates (is_predicate). Arithmetic takes float32, float64 or int64, predicates any dtype.
-  // out may alias a or b when that operand is read with the output's own (contiguous) strides.
-  virtual void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
-                      const Loop& loop) = 0;
-  // out[i] = a[i] op s (or s op a[i] when scalar_first), s converted to `dtype` first; the
-  // dtypes as for binary. a and out are contiguous.
-  virtual void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
-                             void* out, int64_t n) = 0;
-  // out[i] = f(in[i]) (backends/elementwise.h), contiguous, float32, float64 or
-  // (unary_takes_int64) int64.
-  virtual void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) = 0;
-  // out[i] = cond[i] ? a[i] : b[i], all contiguous, a, b and out of `dtype`.
-  virtual void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
-                     int64_t n) = 0;
-  // out[i, :] = in[index[i], :] for i < n, rows of row_bytes bytes; `in` has `rows` rows. An
-  // index outside [0, rows) throws: at once on the CPU, at the next synchronisation on a GPU
-  // (its kernel reports it through memory the host reads after waiting).
-  virtual void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
-                           std::size_t row_bytes) = 0;
-  // dst[p] = src[p with p[dim] = index[p]] for every p of loop.shape (gather, index_select).
-  virtual void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
-                          const IndexLoop& loop) = 0;
-  // dst[p with p[dim] = index[p]] = src[p], or += when accumulate (float32, float64, int64):
-  // scatter, scatter_add, index_add, index_put_. Positions are taken in row-major order of p, so
-  // the last of several writes to one element wins and sums add in that order, on every backend. An
-  // index outside [0, dim_size) throws for both kernels: on the CPU before anything is
-  // written; on a GPU at the next synchronisation (that element is skipped, or reads 0).
-  virtual void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
-                           void* dst, const IndexLoop& loop) = 0;
-  virtual void relu_forward(const float* x, float* y, int64_t n) = 0;
-  // dx = dy where x > 0, else 0.
-  virtual void relu_backward(const float* x, const float* dy, float* dx, int64_t n) = 0;
-
-  // --- reductions over the middle axis of [outer, r, inner] -------------------------------
-  // out[o, i] = scale * sum_j in[o, j, i].
-  virtual void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
-                       float scale) = 0;
-  // The same sum of int64 values (exact; bool tensors are summed as int64, as in PyTorch).
-  virtual void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
-                             int64_t inner) = 0;
-  // The same sum of float64 values (float64 tensors), accumulated in order along j.
-  virtual void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
-                               int64_t inner, double scale) = 0;
-  // out[o, i] = the max, min or product over j of in[o, j, i] (r >= 1 for Max and Min); float32,
-  // float64 or int64 in and out.
-  virtual void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
-                          int64_t r, int64_t inner) = 0;
-  // out[o, j, i] = sum_{k <= j} in[o, k, i]; float32 (accumulated in double), float64 or int64.
-  virtual void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
-                          int64_t inner) = 0;
-  // out[o, i] = the first j with the largest in[o, j, i]; in is float32, float64 or int64.
-  virtual void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
-                          int64_t inner) = 0;
-  // (log_)softmax over j, and its backward given the forward's output y.
-  virtual void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
-                               bool log) = 0;
-  virtual void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
-                                int64_t r, int64_t inner, bool log) = 0;
-
-  // --- matrix products ----------------------------------------------------------------------
-  // C[m, n] = alpha * op(A) op(B) + beta * C, all row-major; op(A) is [m, k] (A^T when
-  // trans_a, so A is then [k, m]), op(B) is [k, n]. lda, ldb, ldc are row strides.
-  virtual void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                    int64_t ldc) = 0;
-  // The same product in double (float64 tensors).
-  virtual void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                            double alpha, const double* a, int64_t lda, const double* b,
-                            int64_t ldb, double beta, double* c, int64_t ldc) = 0;
+  // --- kernels: the entries of backends/entries.def ---------------------------------------
+#define TORCHLET_KERNEL(name, recording, params, args) virtual void name params = 0;
+#include "backends/entries.def"
+#undef TORCHLET_KERNEL
 
   // y[rows, out] = x[rows, in] w[out, in]^T + bias[out] (bias may be null): a Linear layer's
   // forward. This default is a GEMM and a broadcast add; a backend may fold the bias into its
   // GEMM (CUDA: cuBLASLt's epilogue).
   virtual void linear_forward(const float* x, const float* w, const float* bias, float* y,
                               int64_t rows, int64_t in, int64_t out);
-
-  // --- images (NCHW, float32) -----------------------------------------------------------------
-  // Unfolds the windows into columns: col is [channels * kernel_h * kernel_w, batch * out_h *
-  // out_w], row (c, ky, kx), column (b, oy, ox) = image[b, c, oy*sh - ph + ky, ox*sw - pw + kx],
-  // 0 in the padding. A convolution is then one GEMM, weight [out, c*kh*kw] times col.
-  virtual void im2col(const float* image, float* col, const Window2d& w) = 0;
-  // The adjoint of im2col: image is overwritten with the sum of the col entries that read each
-  // pixel (a convolution's input gradient).
-  virtual void col2im(const float* col, float* image, const Window2d& w) = 0;
-  // y [batch, channels, out_h, out_w] = the largest input in each window (padding never wins);
-  // argmax gets its position in the input plane (iy * width + ix), the first on ties.
-  virtual void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) = 0;
-  // dx (overwritten) = the sum of dy over the windows whose maximum each input was.
-  virtual void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
-                                   const Window2d& w) = 0;
-  // Inverted dropout: mask[i] = 0 with probability p, else 1 / (1 - p); y = x * mask. The
-  // draw for element i is dropout_uniform(seed, i) (backends/counter_rng.h), so every backend
-  // drops the same elements for the same seed.
-  virtual void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
-                               uint64_t seed) = 0;
-
-  // --- fused loss ---------------------------------------------------------------------------
-  // logits [n, c], target [n] (class indices). loss[0] = mean_i -log softmax(logits_i)[t_i];
-  // probs [n, c] receives softmax(logits) for the backward. Targets outside [0, c) throw on
-  // backends that can check them synchronously.
-  virtual void cross_entropy_forward(const float* logits, const int64_t* target, float* loss,
-                                     float* probs, int64_t n, int64_t c) = 0;
-  // dlogits = (probs - onehot(target)) * dloss[0] / n. dloss is device memory (one float).
-  virtual void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
-                                      float* dlogits, int64_t n, int64_t c) = 0;
-
-  // --- optimizer updates, PyTorch's formulas, in place ----------------------------------------
-  // Each updates `count` parameters (all on this device) in one call.
-  virtual void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) = 0;
-  virtual void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) = 0;
-  virtual void rmsprop_step(const ParamUpdate* params, int count,
-                            const RmspropOptions& options) = 0;
-  virtual void adagrad_step(const ParamUpdate* params, int count,
-                            const AdagradOptions& options) = 0;
 
   // --- optional capabilities (null when the backend has none) -------------------------------
   virtual FusedMlpKernels* fused_mlp() { return nullptr; }

@@ -136,6 +136,20 @@ RecordedCall described(Kind kind, std::initializer_list<const void*> ptrs,
 
 }  // namespace
 
+// The `plain` entries of backends/entries.def: each runs at once and is kept with a copy of its
+// arguments. The `own` entries are written out below.
+#define TORCHLET_RECORD_plain(name, params, args)     \
+  void Recorder::name params {                        \
+    run_and_keep([=](Backend& on) { on.name args; }); \
+  }
+#define TORCHLET_RECORD_own(name, params, args)
+#define TORCHLET_KERNEL(name, recording, params, args) \
+  TORCHLET_RECORD_##recording(name, params, args)
+#include "backends/entries.def"
+#undef TORCHLET_KERNEL
+#undef TORCHLET_RECORD_own
+#undef TORCHLET_RECORD_plain
+
 void Recorder::copy_from_host(void* dst, const void* src, std::size_t nbytes) {
   const auto* bytes = static_cast<const unsigned char*>(src);
   run_and_keep([dst, data = std::vector<unsigned char>(bytes, bytes + nbytes)](Backend& b) {
@@ -156,48 +170,6 @@ void Recorder::fill(void* out, DType dtype, int64_t n, double value) {
                                                        : RecordedCall{});
 }
 
-void Recorder::cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) {
-  run_and_keep([=](Backend& b) { b.cast(in, in_dtype, out, out_dtype, n); });
-}
-
-void Recorder::strided_copy(const void* a, void* out, DType dtype, const Loop& loop) {
-  run_and_keep([=](Backend& b) { b.strided_copy(a, out, dtype, loop); });
-}
-
-void Recorder::binary(BinaryOp op, DType dtype, const void* a, const void* b_, void* out,
-                      const Loop& loop) {
-  run_and_keep([=](Backend& b) { b.binary(op, dtype, a, b_, out, loop); });
-}
-
-void Recorder::binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
-                             void* out, int64_t n) {
-  run_and_keep([=](Backend& b) { b.binary_scalar(op, dtype, a, s, scalar_first, out, n); });
-}
-
-void Recorder::unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) {
-  run_and_keep([=](Backend& b) { b.unary(op, dtype, in, out, n); });
-}
-
-void Recorder::where(const bool* cond, DType dtype, const void* a, const void* b_, void* out,
-                     int64_t n) {
-  run_and_keep([=](Backend& b) { b.where(cond, dtype, a, b_, out, n); });
-}
-
-void Recorder::gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
-                           std::size_t row_bytes) {
-  run_and_keep([=](Backend& b) { b.gather_rows(in, rows, index, out, n, row_bytes); });
-}
-
-void Recorder::gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
-                          const IndexLoop& loop) {
-  run_and_keep([=](Backend& b) { b.gather_dim(dtype, src, index, dst, loop); });
-}
-
-void Recorder::scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index,
-                           void* dst, const IndexLoop& loop) {
-  run_and_keep([=](Backend& b) { b.scatter_dim(accumulate, dtype, src, index, dst, loop); });
-}
-
 void Recorder::relu_forward(const float* x, float* y, int64_t n) {
   run_and_keep([=](Backend& b) { b.relu_forward(x, y, n); },
                described(Kind::ReluForward, {x, y}, {n}));
@@ -215,41 +187,6 @@ void Recorder::sum_dim(const float* in, float* out, int64_t outer, int64_t r, in
       scale == 1.0f ? described(Kind::SumDim, {in, out}, {outer, r, inner}) : RecordedCall{});
 }
 
-void Recorder::sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
-                             int64_t inner) {
-  run_and_keep([=](Backend& b) { b.sum_dim_int64(in, out, outer, r, inner); });
-}
-
-void Recorder::sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r,
-                               int64_t inner, double scale) {
-  run_and_keep([=](Backend& b) { b.sum_dim_float64(in, out, outer, r, inner, scale); });
-}
-
-void Recorder::reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer,
-                          int64_t r, int64_t inner) {
-  run_and_keep([=](Backend& b) { b.reduce_dim(op, dtype, in, out, outer, r, inner); });
-}
-
-void Recorder::cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
-                          int64_t inner) {
-  run_and_keep([=](Backend& b) { b.cumsum_dim(dtype, in, out, outer, r, inner); });
-}
-
-void Recorder::argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
-                          int64_t inner) {
-  run_and_keep([=](Backend& b) { b.argmax_dim(in, dtype, out, outer, r, inner); });
-}
-
-void Recorder::softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
-                               bool log) {
-  run_and_keep([=](Backend& b) { b.softmax_forward(x, y, outer, r, inner, log); });
-}
-
-void Recorder::softmax_backward(const float* y, const float* dy, float* dx, int64_t outer,
-                                int64_t r, int64_t inner, bool log) {
-  run_and_keep([=](Backend& b) { b.softmax_backward(y, dy, dx, outer, r, inner, log); });
-}
-
 void Recorder::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                     const float* a, int64_t lda, const float* b_, int64_t ldb, float beta, float* c,
                     int64_t ldc) {
@@ -263,35 +200,10 @@ void Recorder::gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
       std::move(call));
 }
 
-void Recorder::gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                            double alpha, const double* a, int64_t lda, const double* b_,
-                            int64_t ldb, double beta, double* c, int64_t ldc) {
-  run_and_keep([=](Backend& b) {
-    b.gemm_float64(trans_a, trans_b, m, n, k, alpha, a, lda, b_, ldb, beta, c, ldc);
-  });
-}
-
 void Recorder::linear_forward(const float* x, const float* w, const float* bias, float* y,
                               int64_t rows, int64_t in, int64_t out) {
   run_and_keep([=](Backend& b) { b.linear_forward(x, w, bias, y, rows, in, out); },
                described(Kind::LinearForward, {x, w, bias, y}, {rows, in, out}));
-}
-
-void Recorder::im2col(const float* image, float* col, const Window2d& w) {
-  run_and_keep([=](Backend& b) { b.im2col(image, col, w); });
-}
-
-void Recorder::col2im(const float* col, float* image, const Window2d& w) {
-  run_and_keep([=](Backend& b) { b.col2im(col, image, w); });
-}
-
-void Recorder::max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) {
-  run_and_keep([=](Backend& b) { b.max_pool2d_forward(x, y, argmax, w); });
-}
-
-void Recorder::max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
-                                   const Window2d& w) {
-  run_and_keep([=](Backend& b) { b.max_pool2d_backward(dy, argmax, dx, w); });
 }
 
 // The recording call uses the seed the op drew; each replay draws the next one, as the next

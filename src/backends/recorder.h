@@ -104,67 +104,17 @@ class Recorder final : public Backend, public FusedMlpKernels {
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
   void synchronize() override { target_.synchronize(); }
 
-  void fill(void* out, DType dtype, int64_t n, double value) override;
-  void cast(const void* in, DType in_dtype, void* out, DType out_dtype, int64_t n) override;
-  void strided_copy(const void* a, void* out, DType dtype, const Loop& loop) override;
-  void binary(BinaryOp op, DType dtype, const void* a, const void* b, void* out,
-              const Loop& loop) override;
-  void binary_scalar(BinaryOp op, DType dtype, const void* a, double s, bool scalar_first,
-                     void* out, int64_t n) override;
-  void unary(UnaryOp op, DType dtype, const void* in, void* out, int64_t n) override;
-  void where(const bool* cond, DType dtype, const void* a, const void* b, void* out,
-             int64_t n) override;
-  void gather_rows(const void* in, int64_t rows, const int64_t* index, void* out, int64_t n,
-                   std::size_t row_bytes) override;
-  void gather_dim(DType dtype, const void* src, const int64_t* index, void* dst,
-                  const IndexLoop& loop) override;
-  void scatter_dim(bool accumulate, DType dtype, const void* src, const int64_t* index, void* dst,
-                   const IndexLoop& loop) override;
-  void relu_forward(const float* x, float* y, int64_t n) override;
-  void relu_backward(const float* x, const float* dy, float* dx, int64_t n) override;
-  void sum_dim(const float* in, float* out, int64_t outer, int64_t r, int64_t inner,
-               float scale) override;
-  void sum_dim_int64(const int64_t* in, int64_t* out, int64_t outer, int64_t r,
-                     int64_t inner) override;
-  void sum_dim_float64(const double* in, double* out, int64_t outer, int64_t r, int64_t inner,
-                       double scale) override;
-  void reduce_dim(ReduceOp op, DType dtype, const void* in, void* out, int64_t outer, int64_t r,
-                  int64_t inner) override;
-  void cumsum_dim(DType dtype, const void* in, void* out, int64_t outer, int64_t r,
-                  int64_t inner) override;
-  void argmax_dim(const void* in, DType dtype, int64_t* out, int64_t outer, int64_t r,
-                  int64_t inner) override;
-  void softmax_forward(const float* x, float* y, int64_t outer, int64_t r, int64_t inner,
-                       bool log) override;
-  void softmax_backward(const float* y, const float* dy, float* dx, int64_t outer, int64_t r,
-                        int64_t inner, bool log) override;
-  void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-            int64_t ldc) override;
-  void gemm_float64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
-                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
-                    double* c, int64_t ldc) override;
+  // The kernels of backends/entries.def (recorder.cpp).
+#define TORCHLET_KERNEL(name, recording, params, args) void name params override;
+#include "backends/entries.def"
+#undef TORCHLET_KERNEL
+
   void linear_forward(const float* x, const float* w, const float* bias, float* y, int64_t rows,
                       int64_t in, int64_t out) override;
-  void im2col(const float* image, float* col, const Window2d& w) override;
-  void col2im(const float* col, float* image, const Window2d& w) override;
-  void max_pool2d_forward(const float* x, float* y, int64_t* argmax, const Window2d& w) override;
-  void max_pool2d_backward(const float* dy, const int64_t* argmax, float* dx,
-                           const Window2d& w) override;
-  void dropout_forward(const float* x, float* y, float* mask, int64_t n, float p,
-                       uint64_t seed) override;
-  void cross_entropy_forward(const float* logits, const int64_t* target, float* loss, float* probs,
-                             int64_t n, int64_t c) override;
-  void cross_entropy_backward(const float* probs, const int64_t* target, const float* dloss,
-                              float* dlogits, int64_t n, int64_t c) override;
   // Fused kernels when the target has them, recorded as one call.
   FusedMlpKernels* fused_mlp() override { return target_.fused_mlp() ? this : nullptr; }
   void mlp_step(const MlpStep& step) override;
   void mlp_sgd_steps(const MlpStep& step, const MlpSgd& sgd, int64_t steps, float* losses) override;
-  void sgd_step(const ParamUpdate* params, int count, const SgdOptions& options) override;
-  void adam_step(const ParamUpdate* params, int count, const AdamOptions& options) override;
-  void rmsprop_step(const ParamUpdate* params, int count, const RmspropOptions& options) override;
-  void adagrad_step(const ParamUpdate* params, int count, const AdagradOptions& options) override;
 
  private:
   // Runs `kernel` on the target now and keeps it for replay, described by `call`.
