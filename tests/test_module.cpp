@@ -16,17 +16,7 @@ struct Doubler : nn::Module {
   }
 };
 
-struct MLP : nn::Module {
-  nn::Linear fc1{4, 10};
-  nn::ReLU relu;
-  nn::Linear fc2{10, 3};
-  MLP() {
-    register_module("fc1", fc1);
-    register_module("relu", relu);
-    register_module("fc2", fc2);
-  }
-  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
-};
+using MLP = testing::CourseMlp;
 
 TEST(Module, CallRunsPreHooksForwardThenHooksInOrder) {
   std::vector<std::string> log;

@@ -43,17 +43,7 @@ std::vector<float> eager_losses(nn::Module& model, optim::Optimizer& opt, const 
 }
 
 // A module FusedMlp cannot take (not an nn::Sequential): the course's struct MLP.
-struct MLP : nn::Module {
-  nn::Linear fc1{4, 10};
-  nn::ReLU relu;
-  nn::Linear fc2{10, 3};
-  MLP() {
-    register_module("fc1", fc1);
-    register_module("relu", relu);
-    register_module("fc2", fc2);
-  }
-  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
-};
+using MLP = testing::CourseMlp;
 
 TEST(Train, OnTensorsEveryExecutionGivesTheHandWrittenLoopsLosses) {
   const Course d = course();

@@ -39,6 +39,20 @@ inline std::shared_ptr<nn::Sequential> small_mlp(uint64_t seed, int64_t hidden =
   return model;
 }
 
+// The course's model as its lesson writes it (examples/iris_mlp.cpp): a struct of layers,
+// registered by name, with its own forward.
+struct CourseMlp : nn::Module {
+  nn::Linear fc1{4, 10};
+  nn::ReLU relu;
+  nn::Linear fc2{10, 3};
+  CourseMlp() {
+    register_module("fc1", fc1);
+    register_module("relu", relu);
+    register_module("fc2", fc2);
+  }
+  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
+};
+
 // The values of every parameter of `m`, in parameters() order.
 inline std::vector<std::vector<float>> parameter_values(const nn::Module& m) {
   std::vector<std::vector<float>> out;
