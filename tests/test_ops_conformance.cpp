@@ -142,6 +142,16 @@ CONFORMANCE_TEST(OpsConformance, EveryRowHasPyTorchNumbersAndEveryFixtureARow) {
   EXPECT_EQ(binary, golden()["binary"].size());
 }
 
+// An op added to torchlet/unary_ops.def fails here until it has a row (and so PyTorch's numbers).
+NON_TABLE_TEST(OpsConformance, EveryOpOfUnaryOpsDefHasARow) {
+  const char* names[] = {
+#define TORCHLET_UNARY(op, name, ...) #name,
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+  };
+  for (const char* name : names) EXPECT_TRUE(unary_rows().count(name)) << name << " has no row";
+}
+
 CONFORMANCE_TEST(OpsConformance, UnaryForwardAndBackwardMatchPyTorch) {
   for (const json& e : golden()["unary"]) {
     const std::string name = e["name"];

@@ -106,22 +106,18 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // The tensors (all of one shape) joined along a new dimension dim.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
-// --- elementwise maths (float32; abs, neg and sign also int64), differentiable ----------------
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor log1p(const Tensor& x);  // log(1 + x), exact for small x
-Tensor expm1(const Tensor& x);  // exp(x) - 1, exact for small x
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);  // 1 / sqrt(x)
-Tensor abs(const Tensor& x);
-Tensor neg(const Tensor& x);
-Tensor sign(const Tensor& x);  // -1, 0 or 1 (0 for NaN, as PyTorch); its gradient is 0
-Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor erf(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor reciprocal(const Tensor& x);
+// --- elementwise maths (float32, float64; abs, neg and sign also int64), differentiable --------
+// One function per `function` line of torchlet/unary_ops.def: neg, abs, sign (-1, 0 or 1; 0 for
+// NaN, as PyTorch; its gradient is 0), exp, log, log1p (log(1 + x), exact for small x), expm1
+// (exp(x) - 1, exact for small x), sqrt, rsqrt (1 / sqrt(x)), sigmoid, tanh, erf, sin, cos and
+// reciprocal, each `Tensor name(const Tensor& x)`.
+#define TORCHLET_UNARY_function(name) Tensor name(const Tensor& x);
+#define TORCHLET_UNARY_own(name)
+#define TORCHLET_UNARY(op, name, api, ...) TORCHLET_UNARY_##api(name)
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+#undef TORCHLET_UNARY_own
+#undef TORCHLET_UNARY_function
 Tensor pow(const Tensor& x, const Scalar& exponent);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor pow(const Scalar& x, const Tensor& exponent);

@@ -196,22 +196,15 @@ class Tensor {
   Tensor relu() const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
-  // Elementwise maths, as the free functions of functional.h.
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor log1p() const;
-  Tensor expm1() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor abs() const;
-  Tensor neg() const;
-  Tensor sign() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
-  Tensor erf() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor reciprocal() const;
+  // Elementwise maths, as the free functions of functional.h: x.exp(), x.sin() ..., one per
+  // `function` line of torchlet/unary_ops.def.
+#define TORCHLET_UNARY_function(name) Tensor name() const;
+#define TORCHLET_UNARY_own(name)
+#define TORCHLET_UNARY(op, name, api, ...) TORCHLET_UNARY_##api(name)
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+#undef TORCHLET_UNARY_own
+#undef TORCHLET_UNARY_function
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = {}) const;

@@ -49,16 +49,18 @@ void def_operator(Cls& cls, const char* name, F f) {
 
 void bind_elementwise(py::module_& m, Cls& cls) {
   const std::pair<const char*, Unary> unary[] = {
-      {"exp", &exp},         {"log", &log},
-      {"log1p", &log1p},     {"expm1", &expm1},
-      {"sqrt", &sqrt},       {"rsqrt", &rsqrt},
-      {"abs", &abs},         {"neg", &neg},
-      {"negative", &neg},    {"sign", &sign},
-      {"sigmoid", &sigmoid}, {"tanh", &tanh},
-      {"erf", &erf},         {"sin", &sin},
-      {"cos", &cos},         {"reciprocal", &reciprocal},
-      {"relu", &relu},       {"logical_not", &logical_not},
-      {"isnan", &isnan},     {"isfinite", &isfinite}};
+#define TORCHLET_UNARY_function(name) {#name, &name},
+#define TORCHLET_UNARY_own(name)
+#define TORCHLET_UNARY(op, name, api, ...) TORCHLET_UNARY_##api(name)
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+#undef TORCHLET_UNARY_own
+#undef TORCHLET_UNARY_function
+      {"negative", &neg},
+      {"relu", &relu},
+      {"logical_not", &logical_not},
+      {"isnan", &isnan},
+      {"isfinite", &isfinite}};
   for (const auto& [name, f] : unary) def_both(m, cls, name, f);
   def_binary(m, cls, "add", [](const Tensor& a, const auto& b) { return a + b; });
   def_binary(m, cls, "sub", [](const Tensor& a, const auto& b) { return a - b; });

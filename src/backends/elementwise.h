@@ -2,7 +2,7 @@
 // passes down and one __host__ __device__ function per family that computes an element. The CPU
 // backend instantiates them in its (vectorisable) loops, the CUDA backend in one kernel template,
 // so both compute the same formula. Read by the C++ and the CUDA compilers: plain C++, no
-// torchlet headers beyond this one.
+// torchlet headers beyond this one and the list of unary ops (torchlet/unary_ops.def).
 #pragma once
 
 #include <math.h>
@@ -50,29 +50,17 @@ TORCHLET_HD constexpr bool is_predicate(BinaryOp op) {
 }
 
 // out = f(x) of x's dtype: float32, float64, or int64 for Neg, Abs and Sign (unary_takes_int64).
-// Gelu, GeluTanh (approximate="tanh") and Silu are the activations in one pass; BinaryOp's
-// GeluBackward ... are their gradients.
+// One code per line of torchlet/unary_ops.def, in its order.
 enum class UnaryOp : uint8_t {
-  Neg,
-  Abs,
-  Sign,
-  Exp,
-  Log,
-  Log1p,
-  Expm1,
-  Sqrt,
-  Rsqrt,
-  Sigmoid,
-  Tanh,
-  Erf,
-  Sin,
-  Cos,
-  Reciprocal,
-  Gelu,
-  GeluTanh,
-  Silu,
+#define TORCHLET_UNARY(op, ...) op,
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
 };
-inline constexpr int kUnaryOps = static_cast<int>(UnaryOp::Silu) + 1;
+inline constexpr int kUnaryOps = 0
+#define TORCHLET_UNARY(...) +1
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+    ;
 
 // Reductions along one dimension other than sums (backend::reduce_dim). Max and Min propagate NaN.
 enum class ReduceOp : uint8_t { Max, Min, Prod };
@@ -199,54 +187,27 @@ TORCHLET_HD bool binary_predicate(BinaryOp op, T x, T y) {
   }
 }
 
+// The formulas of torchlet/unary_ops.def, in float and in double (float64 tensors).
 TORCHLET_HD float unary_value(UnaryOp op, float x) {
   switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Abs: return fabsf(x);
-    case UnaryOp::Sign: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f;  // NaN: 0, as PyTorch
-    case UnaryOp::Exp: return expf(x);
-    case UnaryOp::Log: return logf(x);
-    case UnaryOp::Log1p: return log1pf(x);
-    case UnaryOp::Expm1: return expm1f(x);
-    case UnaryOp::Sqrt: return sqrtf(x);
-    case UnaryOp::Rsqrt: return 1.0f / sqrtf(x);
-    case UnaryOp::Sigmoid: return sigmoid_value(x);
-    case UnaryOp::Tanh: return tanhf(x);
-    case UnaryOp::Erf: return erff(x);
-    case UnaryOp::Sin: return sinf(x);
-    case UnaryOp::Cos: return cosf(x);
-    case UnaryOp::Reciprocal: return 1.0f / x;
-    case UnaryOp::Gelu: return gelu_value(x);
-    case UnaryOp::GeluTanh: return gelu_tanh_value(x);
-    case UnaryOp::Silu: return x * sigmoid_value(x);
-    default: return x;
+#define TORCHLET_UNARY(op, name, api, backward, reads, f32, f64, grad) \
+  case UnaryOp::op:                                                    \
+    return f32;
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
   }
+  return x;
 }
 
-// The same formulas in double (float64 tensors); ::-qualified, so that torchlet's Tensor
-// functions of the same names never hide them.
 TORCHLET_HD double unary_value(UnaryOp op, double x) {
   switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Abs: return ::fabs(x);
-    case UnaryOp::Sign: return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0;
-    case UnaryOp::Exp: return ::exp(x);
-    case UnaryOp::Log: return ::log(x);
-    case UnaryOp::Log1p: return ::log1p(x);
-    case UnaryOp::Expm1: return ::expm1(x);
-    case UnaryOp::Sqrt: return ::sqrt(x);
-    case UnaryOp::Rsqrt: return 1.0 / ::sqrt(x);
-    case UnaryOp::Sigmoid: return sigmoid_value(x);
-    case UnaryOp::Tanh: return ::tanh(x);
-    case UnaryOp::Erf: return ::erf(x);
-    case UnaryOp::Sin: return ::sin(x);
-    case UnaryOp::Cos: return ::cos(x);
-    case UnaryOp::Reciprocal: return 1.0 / x;
-    case UnaryOp::Gelu: return gelu_value(x);
-    case UnaryOp::GeluTanh: return gelu_tanh_value(x);
-    case UnaryOp::Silu: return x * sigmoid_value(x);
-    default: return x;
+#define TORCHLET_UNARY(op, name, api, backward, reads, f32, f64, grad) \
+  case UnaryOp::op:                                                    \
+    return f64;
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
   }
+  return x;
 }
 
 TORCHLET_HD int64_t unary_value(UnaryOp op, int64_t x) {
