@@ -54,6 +54,7 @@ const std::map<std::string, UnaryRow>& unary_rows() {
       {"erf", {[](const Tensor& x) { return erf(x); }, [](double x) { return std::erf(x); }}},
       {"sin", {[](const Tensor& x) { return sin(x); }, [](double x) { return std::sin(x); }}},
       {"cos", {[](const Tensor& x) { return x.cos(); }, [](double x) { return std::cos(x); }}},
+      {"tan", {[](const Tensor& x) { return tan(x); }, [](double x) { return std::tan(x); }}},
       {"reciprocal",
        {[](const Tensor& x) { return reciprocal(x); }, [](double x) { return 1 / x; }}},
       {"relu", {[](const Tensor& x) { return relu(x); }, [](double x) { return x > 0 ? x : 0; }}},

@@ -61,7 +61,12 @@ void bind_elementwise(py::module_& m, Cls& cls) {
       {"logical_not", &logical_not},
       {"isnan", &isnan},
       {"isfinite", &isfinite}};
-  for (const auto& [name, f] : unary) def_both(m, cls, name, f);
+  py::list names;  // torchlet/__init__.py exports each at the top level, as torch does
+  for (const auto& [name, f] : unary) {
+    def_both(m, cls, name, f);
+    names.append(name);
+  }
+  m.attr("_unary_ops") = names;
   def_binary(m, cls, "add", [](const Tensor& a, const auto& b) { return a + b; });
   def_binary(m, cls, "sub", [](const Tensor& a, const auto& b) { return a - b; });
   def_binary(m, cls, "mul", [](const Tensor& a, const auto& b) { return a * b; });

@@ -25,6 +25,7 @@ CASES = [
     ("log", (POS,), lambda t, a: a.log()),
     ("sqrt", (POS,), lambda t, a: t.sqrt(a)),
     ("sigmoid_tanh", (A,), lambda t, a: t.sigmoid(a) + a.tanh()),
+    ("sin_cos_tan", (A,), lambda t, a: t.sin(a) * a.cos() + t.tan(a * 0.5)),
     ("relu", (A,), lambda t, a: t.relu(a)),
     ("clamp", (A,), lambda t, a: a.clamp(min=-0.5, max=0.5)),
     ("maximum", (A, B), lambda t, a, b: t.maximum(a, b)),

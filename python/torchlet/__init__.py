@@ -33,11 +33,11 @@ float = _C.float  # noqa: A001 (torch.float)
 cuda = _C.cuda
 _sys.modules[__name__ + ".cuda"] = cuda
 
-# The ops: every public function of the extension that PyTorch has at its top level.
-_OPS = (
+# The ops: every public function of the extension that PyTorch has at its top level (the
+# elementwise maths, one per line of torchlet/unary_ops.def, as the extension lists them).
+_OPS = list(_C._unary_ops) + (
     "tensor zeros ones empty full arange randn from_numpy from_dlpack is_tensor is_grad_enabled "
-    "set_num_threads get_num_threads exp log log1p expm1 sqrt rsqrt abs neg negative sign "
-    "sigmoid tanh erf sin cos reciprocal relu logical_not isnan isfinite add sub mul div pow "
+    "set_num_threads get_num_threads add sub mul div pow "
     "eq ne lt le gt ge maximum minimum logical_and logical_or clamp clip masked_fill nan_to_num "
     "where sum mean amax amin logsumexp max min argmax argmin prod std var norm all any cumsum "
     "matmul mm bmm outer addmm baddbmm softmax log_softmax index_select cat stack gather scatter "
