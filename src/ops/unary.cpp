@@ -51,7 +51,7 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
 }
 
 // What the gradient reads: "input", "output" or "none" (the node keeps only what it reads).
-std::string_view grad_reads(UnaryOp op) {
+constexpr std::string_view grad_reads(UnaryOp op) {
   switch (op) {
 #define TORCHLET_UNARY(op, name, api, backward, reads, ...) \
   case UnaryOp::op:                                         \
@@ -90,8 +90,9 @@ Tensor unary(UnaryOp op, const Tensor& input) {
   if (autograd::needs_grad({&input})) {
     auto node = std::make_shared<UnaryBackward>();
     node->op = op;
-    if (grad_reads(op) == "input") node->x = x.detach();
-    if (grad_reads(op) == "output") node->y = y.detach();
+    const std::string_view reads = grad_reads(op);
+    if (reads == "input") node->x = x.detach();
+    if (reads == "output") node->y = y.detach();
     autograd::connect(y, node, {&input});
   }
   return y;
