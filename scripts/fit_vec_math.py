@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""The polynomials of src/backends/cpu/vec_math.h's tanh, erf and normal_cdf (gelu's Phi;
-float32, 8 or 4 lanes).
+"""The polynomials of src/backends/cpu/vec_math.h's tanh, erf and normal_cdf (gelu's gradient's
+Phi; float32, 16, 8 or 4 lanes).
 
 tanh, |x| < 1: tanh(x) = x + x^3 P(x^2), P of degree 7.
-erf, |x| < 0.9: erf(x) = x + x Q(x^2), Q of degree 6; 0.9 <= |x| < 4: erf(x) = 1 - e^-x^2 R(t),
-t = 1 / (1 + |x|), R of degree 10.
+erf, a = |x| < 4 in 8 intervals of width 0.5 (k = floor(2a), u = 2a - k - 0.5): erf(a) =
+a + a P_0(u) on the first, b_k + u P_k(u) on the others (b_k: erf at the middle rounded to
+float), each P of degree 6 (the erf fit, below, says how).
 Phi, all x: Phi(-|x|) = e^(-x^2 / 2) S(|x|), S of degree 12 (the last fit, below, says how).
 
 Each is a least-squares fit at 3,000 Chebyshev nodes, weighted so that it minimises the error
@@ -53,22 +54,48 @@ p = fit(u, (mp(mpmath.tanh, x) - x) / x ** 3, x ** 3 / mp(mpmath.tanh, x), 7)
 xs = np.linspace(1e-6, 1, 20001).astype(np.float32)
 report("tanh P", p, xs + xs * (xs * xs) * horner(p, xs * xs), mp(mpmath.tanh, xs))
 
-# erf on [0, 0.9]: erf(x) / x - 1 in u = x^2, weighted by x / erf(x).
-u = nodes(0.0, 0.81)
-x = np.sqrt(u)
-q = fit(u, mp(mpmath.erf, x) / x - 1, x / mp(mpmath.erf, x), 6)
-xs = np.linspace(1e-6, 0.9, 20001).astype(np.float32)
-report("erf Q", q, xs + xs * horner(q, xs * xs), mp(mpmath.erf, xs))
+# erf: on each interval a least-squares fit at the nodes (of u in [-0.5, 0.5]) weighted by
+# 1 / erf, so relative, reweighted 40 times towards the worst nodes (Lawson's iteration); for
+# k >= 1 the fit is of erf - b_k with b_k already rounded. Printed: the tables as vec_math.h
+# holds them (b, then P's coefficients by power, each row the 8 intervals) and the worst error of
+# their float evaluation with FMA, in ulps of the exact erf, over 400,001 points of [0, 4.2].
+def fma(p, q, r):
+    return (p.astype(np.float64) * q + r).astype(np.float32)
 
-# erf on [0.9, 4]: erfc(x) e^(x^2) in t = 1 / (1 + x), relative error.
-x = nodes(0.9, 4.0)
-scaled = mp(mpmath.erfc, x) * np.exp(x ** 2)
-r = fit(1 / (1 + x), scaled, 1 / scaled, 10)  # minimises |R / scaled - 1|
-xs = np.linspace(0.9, 4.0, 20001).astype(np.float32)
-t = (np.float32(1) / (np.float32(1) + xs)).astype(np.float32)
-e = np.exp(-(xs * xs).astype(np.float64)).astype(np.float32)
-report("erf R", r, (np.float32(1) - (e * horner(r, t)).astype(np.float32)).astype(np.float32),
-       mp(mpmath.erf, xs))
+
+erf_b = np.zeros(8, np.float32)
+erf_p = np.zeros((7, 8), np.float32)
+u = nodes(-0.5, 0.5)
+for k in range(8):
+    x = (k + 0.5 + u) / 2
+    exact = mp(mpmath.erf, x)
+    if k == 0:
+        basis, target = np.vstack([x * u ** j for j in range(7)]).T, exact - x
+    else:
+        erf_b[k] = np.float32(float(mpmath.erf(mpmath.mpf(k + 0.5) / 2)))
+        basis, target = np.vstack([u ** (j + 1) for j in range(7)]).T, exact - float(erf_b[k])
+    lawson = np.ones_like(u)
+    for _ in range(40):
+        w = np.sqrt(lawson) / exact
+        c = np.linalg.lstsq(basis * w[:, None], target * w, rcond=None)[0]
+        lawson *= np.abs(basis @ c - target) / exact
+        lawson /= lawson.sum()
+    erf_p[:, k] = c
+xs = np.linspace(0, 4.2, 400001).astype(np.float32)
+a = np.minimum(xs, np.float32(4))
+t = a + a
+k = np.minimum(t, np.float32(7)).astype(np.int32)
+u = ((t - np.float32(0.5)) - k.astype(np.float32)).astype(np.float32)
+q = erf_p[6, k]
+for j in range(5, -1, -1):
+    q = fma(q, u, erf_p[j, k])
+got = fma(np.where(k == 0, a, u), q, np.where(k == 0, a, erf_b[k]))
+print(f"erf b: {{{', '.join(f'{float(c):.9g}f' for c in erf_b)}}}")
+for j, row in enumerate(erf_p):
+    print(f"erf P u^{j}: {{{', '.join(f'{float(c):.9g}f' for c in row)}}}")
+exact = mp(mpmath.erf, xs)
+ulps = np.abs(got.astype(np.float64) - exact) / np.spacing(exact.astype(np.float32))
+print(f"  worst error {ulps.max():.2f} ulp")
 
 # Phi(x) = 0.5 erfc(-x / sqrt 2), for gelu and its gradient: with m = |x| clamped to 4 sqrt 2,
 # h = e^(-x^2 / 2) S(m) for x < 0 and 1 - h for x >= 0, S(m) ~ 0.5 erfcx(m / sqrt 2) (erfcx(t) =

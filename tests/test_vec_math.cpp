@@ -37,7 +37,8 @@ const std::vector<UnaryOp>& vector_ops() {
   return ops;
 }
 
-// Every 4093rd bit pattern (both signs, every exponent, denormals) and the edge cases.
+// Every 4093rd bit pattern (both signs, every exponent, denormals), the multiples of 2^-14 in
+// [-8, 8] (where the functions' pieces meet: a quarter of a million values) and the edge cases.
 std::vector<float> many_values() {
   std::vector<float> x;
   for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4093) {
@@ -46,6 +47,7 @@ std::vector<float> many_values() {
     std::memcpy(&f, &u, sizeof f);
     x.push_back(f);
   }
+  for (int i = -(1 << 17); i <= 1 << 17; ++i) x.push_back(std::ldexp(float(i), -14));
   using L = std::numeric_limits<float>;
   for (float f : {0.0f,
                   -0.0f,

@@ -177,13 +177,12 @@ template <typename V, auto Log1p, auto Log>
 }
 
 // tanh and erf within about 1 ulp of the correctly rounded result (the accuracy tests hold them
-// to 2 ulp of the C library's tanhf and erff), in about half the time of SLEEF's 1-ulp tanhf
-// and erff (one measurement each, in L1, at load 12: 1.44 against 2.50 and 1.88 against 3.94
-// ns a float, 8 lanes; with vec_math_avx2.cpp's inlined exp and nothing called, 1.05-1.09 and
-// 1.23-1.29 ns, thread CPU time at load 6). The polynomials and their worst errors are
-// scripts/fit_vec_math.py's. tanh: x + x^3 P(x^2) for |x| < 1, above 1 - 2 / (e^2|x| + 1), which is
-// 1 once e^2|x| overflows. Both take x's sign bit (0 and -0 give x, a NaN a NaN). Exp need not take
-// arguments beyond 88: tanh clamps them there, erf's are -x^2 >= -16.
+// to 2 ulp of the C library's tanhf and erff), faster than SLEEF's 1-ulp tanhf and erff; the
+// polynomials and their worst errors are scripts/fit_vec_math.py's. tanh (one measurement, in
+// L1, at load 12: 1.44 against 2.50 ns a float, 8 lanes; with vec_math_avx2.cpp's inlined exp
+// and nothing called, 1.05-1.09 ns, thread CPU time at load 6): x + x^3 P(x^2) for |x| < 1, above
+// 1 - 2 / (e^2|x| + 1), which is 1 once e^2|x| overflows (Exp need not take arguments beyond 88:
+// tanh clamps them there). Both take x's sign bit (0 and -0 give x, a NaN a NaN).
 template <typename V, auto Exp>
 [[gnu::always_inline]] inline V tanh(V x) {
   constexpr float c[8] = {-0.333333284f,   0.13333191f,    -0.0539523624f,   0.0217818469f,
@@ -197,22 +196,57 @@ template <typename V, auto Exp>
   return with_sign_of(x, a < 1.0f ? small : large);
 }
 
-// erf: x + x Q(x^2) for |x| < 0.9, above 1 - e^-x^2 R(1 / (1 + |x|)) with |x| clamped to 4
-// (erf is 1 in float from 3.92 on).
-template <typename V, auto Exp>
+// Lane l of the result is table[index[l]], index in [0, 8): vpermps of the table's first 16 or 8
+// floats (those past the 8th never chosen), or a shuffle of two 4-float halves. The table is read
+// as whole vectors (a narrower copy into a vector goes through the stack).
+template <typename V, typename I>
+[[gnu::always_inline]] inline V lookup8(const float (&table)[16], I index) {
+  if constexpr (sizeof(V) >= 8 * sizeof(float)) {
+    V t;
+    std::memcpy(&t, table, sizeof t);
+    return __builtin_shuffle(t, index);
+  } else {
+    V low, high;
+    std::memcpy(&low, table, sizeof low);
+    std::memcpy(&high, table + 4, sizeof high);
+    return __builtin_shuffle(low, high, index);
+  }
+}
+
+// erf, piecewise over a = |x| clamped to 4 (erf is 1 in float from 3.92 on): 8 intervals of
+// width 0.5, k = floor(2a), u = 2a - k - 0.5 in [-0.5, 0.5]; erf(a) = a + a P_0(u) on the first,
+// b_k + u P_k(u) on the others (b_k = erf at the middle, rounded to float, so the sum's last
+// rounding is the only large one), each P of degree 6 with its coefficients looked up per lane:
+// no exp and no division. A NaN goes to the last interval and stays NaN through u.
+template <typename V>
 [[gnu::always_inline]] inline V erf(V x) {
-  constexpr float q[7] = {0.128379166f,   -0.376126349f,    0.112837143f,   -0.0268604625f,
-                          0.00520375278f, -0.000817448366f, 8.50839497e-05f};
-  constexpr float r[11] = {1.84306882e-05f, 0.563576281f, 0.573183f,   0.206356421f,
-                           0.114990845f,    -1.99155104f, 2.06291437f, 1.52294886f,
-                           -4.91472006f,    4.11377525f,  -1.26146996f};
-  const V m = magnitude(x), a = m > 4.0f ? V{} + 4.0f : m, a2 = a * a;
-  V pq = a2 * q[6] + q[5];
-  for (int j = 4; j >= 0; --j) pq = pq * a2 + q[j];
-  const V t = 1.0f / (1.0f + a);
-  V pr = t * r[10] + r[9];
-  for (int j = 8; j >= 0; --j) pr = pr * t + r[j];
-  return with_sign_of(x, a < 0.9f ? a + a * pq : 1.0f - Exp(-a2) * pr);
+  using I = decltype(x < x);
+  static constexpr float b[16] = {0.0f,         0.711155653f, 0.92290014f,  0.986671686f,
+                                  0.998537302f, 0.999899387f, 0.999995708f, 0.999999881f};
+  static constexpr float p[7][16] = {
+      {0.10530556f, 0.321465552f, 0.118260562f, 0.0263874978f, 0.00357115967f, 0.000293138641f,
+       1.45945132e-05f, 4.40716093e-07f},
+      {-0.0905827433f, -0.120550901f, -0.0739137605f, -0.0230901092f, -0.00401885947f,
+       -0.000403723505f, -2.45129631e-05f, -4.38446989e-07f},
+      {-0.0838377103f, 0.00334795658f, 0.0209418684f, 0.0112696365f, 0.00271556224f,
+       0.000345047971f, 2.44763469e-05f, 9.96237645e-07f},
+      {0.0130864792f, 0.00943154655f, -0.000374387804f, -0.00299536856f, -0.00117901736f,
+       -0.000196628243f, -9.43018313e-06f, -4.98443023e-06f},
+      {0.00556332944f, -0.00165667455f, -0.0014733423f, 0.000207195553f, 0.000333159231f,
+       8.61318913e-05f, 9.80260666e-06f, 5.73192722e-07f},
+      {-0.00109282846f, -0.000453244604f, 0.000298056897f, 0.000111557296f, -8.06483949e-05f,
+       -4.46391969e-05f, -2.67875439e-05f, 1.06504522e-05f},
+      {-0.000280198175f, 0.00012264213f, 2.5987054e-05f, -4.73035434e-05f, -5.73985153e-06f,
+       4.97003884e-06f, 1.35270477e-06f, 1.33188806e-07f}};
+  const V m = magnitude(x), a = m > 4.0f ? V{} + 4.0f : m, t = a + a;
+  const I k = __builtin_convertvector(t < 7.0f ? t : V{} + 7.0f, I);
+  const V u = (t - 0.5f) - __builtin_convertvector(k, V);
+  V q = lookup8<V>(p[6], k);
+#pragma GCC unroll 6
+  for (int j = 5; j >= 0; --j) q = q * u + lookup8<V>(p[j], k);
+  const auto first = t < 1.0f;
+  const V y = (first ? a : u) * q + (first ? a : lookup8<V>(b, k));
+  return with_sign_of(x, y);
 }
 
 // Phi(x), the standard normal's cdf, given e = e^(-x^2 / 2) (which gelu's gradient shares with
@@ -234,13 +268,16 @@ template <typename V>
   return x >= 0.0f ? 1.0f - h : h;
 }
 
-// The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... in value, gelu's
-// x Phi(x) through normal_cdf (Exp need only take x <= 0, underflowing to 0) rather than erf's two
-// ranges; the tanh form's 0.5 (1 + tanh(u)) is sigmoid(2u), the same function without tanh's two
-// branches, and its 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
-template <typename V, auto Exp>
+// The activations and their gradients: elementwise.h's gelu_value, gelu_grad ... in value. gelu is
+// x (0.5 + 0.5 erf(x / sqrt 2)), as PyTorch's, through the piecewise erf (no exp: 2^24 floats, 16
+// lanes on two threads, 8.8 ms of CPU against 13.6-14.5 through normal_cdf and an exp); its
+// gradient needs e^(-x^2 / 2) for the pdf anyway and takes Phi from normal_cdf and that e (23-24
+// ms for gelu's forward and backward against 25-27 with erf's Phi). The tanh form's
+// 0.5 (1 + tanh(u)) is sigmoid(2u), the same function without tanh's two branches, and its
+// 1 - tanh(u)^2 is 4 s (1 - s) of s = sigmoid(2u).
+template <typename V>
 [[gnu::always_inline]] inline V gelu(V x) {
-  return x * normal_cdf(x, Exp(x * x * -0.5f));
+  return x * (erf(x * float(kSqrtHalf)) * 0.5f + 0.5f);
 }
 template <typename V, auto Sigmoid>
 [[gnu::always_inline]] inline V gelu_tanh(V x) {
@@ -300,10 +337,10 @@ void unary_of(UnaryOp op, const float* x, float* y, int64_t n) {
     case UnaryOp::Expm1: return each<L, block<V, W::expm1>>(x, y, n);
     case UnaryOp::Sigmoid: return each<L, block<V, sig>>(x, y, n);
     case UnaryOp::Tanh: return each<L, block<V, tanh<V, W::exp_normal>>>(x, y, n);
-    case UnaryOp::Erf: return each<L, block<V, erf<V, W::exp_normal>>>(x, y, n);
+    case UnaryOp::Erf: return each<L, block<V, erf<V>>>(x, y, n);
     case UnaryOp::Sin: return each<L, block<V, W::sin>>(x, y, n);
     case UnaryOp::Cos: return each<L, block<V, W::cos>>(x, y, n);
-    case UnaryOp::Gelu: return each<L, block<V, gelu<V, W::exp_nonpositive>>>(x, y, n);
+    case UnaryOp::Gelu: return each<L, block<V, gelu<V>>>(x, y, n);
     case UnaryOp::GeluTanh: return each<L, block<V, gelu_tanh<V, sig>>>(x, y, n);
     case UnaryOp::Silu: return each<L, block<V, silu<V, sig>>>(x, y, n);
     default: return;
