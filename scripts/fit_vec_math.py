@@ -32,6 +32,18 @@ def fit(var, target, weight, degree):
         np.float32)
 
 
+def lawson_fit(basis, target, weight, rounds):
+    """Least squares of weight (basis c - target), reweighted rounds times towards the worst nodes
+    (Lawson's iteration), which approaches the fit of the least worst weighted error."""
+    lawson = np.ones_like(target)
+    for _ in range(rounds):
+        w = weight * np.sqrt(lawson)
+        c = np.linalg.lstsq(basis * w[:, None], target * w, rcond=None)[0]
+        lawson *= np.abs(basis @ c - target) * weight
+        lawson /= lawson.sum()
+    return c
+
+
 def horner(coef, v):
     r = np.full_like(v, coef[-1])
     for c in coef[-2::-1]:
@@ -74,13 +86,7 @@ for k in range(8):
     else:
         erf_b[k] = np.float32(float(mpmath.erf(mpmath.mpf(k + 0.5) / 2)))
         basis, target = np.vstack([u ** (j + 1) for j in range(7)]).T, exact - float(erf_b[k])
-    lawson = np.ones_like(u)
-    for _ in range(40):
-        w = np.sqrt(lawson) / exact
-        c = np.linalg.lstsq(basis * w[:, None], target * w, rcond=None)[0]
-        lawson *= np.abs(basis @ c - target) / exact
-        lawson /= lawson.sum()
-    erf_p[:, k] = c
+    erf_p[:, k] = lawson_fit(basis, target, 1 / exact, 40)
 xs = np.linspace(0, 4.2, 400001).astype(np.float32)
 a = np.minimum(xs, np.float32(4))
 t = a + a
@@ -107,14 +113,7 @@ half_erfcx = np.vectorize(lambda v: float(mpmath.erfc(mpmath.mpf(float(v)) / mpm
                                           mpmath.exp(mpmath.mpf(float(v)) ** 2 / 2) / 2))
 top = 4 * np.sqrt(2)
 m = nodes(0.0, top)
-weight = np.exp(-m * m / 2)
-basis = np.vstack([m ** j for j in range(13)]).T * weight[:, None]
-lawson = np.ones_like(m)
-for _ in range(30):
-    s = np.linalg.lstsq(basis * np.sqrt(lawson)[:, None], half_erfcx(m) * weight * np.sqrt(lawson),
-                        rcond=None)[0]
-    lawson *= np.abs(basis @ s - half_erfcx(m) * weight)
-    lawson /= lawson.sum()
+s = lawson_fit(np.vstack([m ** j for j in range(13)]).T, half_erfcx(m), np.exp(-m * m / 2), 30)
 s = s.astype(np.float32)
 ms = np.linspace(0.0, top, 20001).astype(np.float32)
 err = np.abs(horner(s, ms) - half_erfcx(ms)) * np.exp(-ms.astype(np.float64) ** 2 / 2)
