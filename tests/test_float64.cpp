@@ -1,10 +1,12 @@
 // float64 (kFloat64, kDouble): PyTorch's type promotion and the result dtypes of ops on mixed
-// operands (tests/fixtures/ops_golden.json "promotion", from torch.promote_types), item<double>
+// operands, 0-dim operands and the maths of integer and bool tensors (tests/fixtures/
+// ops_golden.json "promotion", from torch.promote_types and torch.result_type), item<double>
 // and to(dtype) round trips, the factories, autograd across dtypes, Module::to(kFloat64),
 // optimizer state following its parameters' dtype, a converted model trained end to end, and the
 // refusals.
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "ops_golden.h"
 #include "testing.h"
@@ -32,26 +34,97 @@ TEST(Float64, PromoteTypesMatchesPyTorch) {
   }
 }
 
-// The operand of a row: ones of that dtype, or a Python-style scalar ("bool", "int", "float").
+// The operand of a row: ones of that dtype (a 0-dim one for `one_of`), or a Python-style
+// scalar ("bool", "int", "float").
 Tensor ones_of(const std::string& dtype) { return ones({3}, parse_dtype(dtype)); }
+Tensor one_of(const std::string& dtype) { return ones({}, parse_dtype(dtype)); }
 
-Tensor run_op(const std::string& a, const std::string& op, const std::string& b) {
-  if (op == "mul") return ones_of(a) * ones_of(b);
-  if (op == "div") return ones_of(a) / ones_of(b);
-  if (op == "eq") return ones_of(a) == ones_of(b);
-  if (op == "where") return where(ones_of("bool"), ones_of(a), ones_of(b));
-  if (op == "sum") return ones_of(a).sum();
-  if (b == "bool") return ones_of(a) * true;
-  if (b == "int") return ones_of(a) * 2;
-  return ones_of(a) * 2.5;
+// The unary rows: the function of that name.
+const std::map<std::string, Tensor (*)(const Tensor&)>& unary_functions() {
+  static const std::map<std::string, Tensor (*)(const Tensor&)> table = {
+      {"neg", neg},     {"abs", abs},
+      {"sign", sign},   {"exp", exp},
+      {"log", log},     {"sqrt", sqrt},
+      {"rsqrt", rsqrt}, {"sigmoid", sigmoid},
+      {"tanh", tanh},   {"erf", erf},
+      {"sin", sin},     {"reciprocal", reciprocal},
+      {"silu", silu},   {"gelu", [](const Tensor& x) { return gelu(x); }}};
+  return table;
+}
+
+// The dtype name of the row's result, or "error" where torchlet refuses it.
+std::string run_op(const std::string& a, const std::string& op, const std::string& b) {
+  auto result = [&]() -> Tensor {
+    if (op == "mul") return ones_of(a) * ones_of(b);
+    if (op == "div") return ones_of(a) / ones_of(b);
+    if (op == "eq") return ones_of(a) == ones_of(b);
+    if (op == "where") return where(ones_of("bool"), ones_of(a), ones_of(b));
+    if (op == "mul_0dim") {
+      const Tensor ab = ones_of(a) * one_of(b), ba = one_of(b) * ones_of(a);
+      EXPECT_EQ(ab.dtype(), ba.dtype()) << a << " and 0-dim " << b << " in either order";
+      return ab;
+    }
+    if (op == "0dim_mul_0dim") return one_of(a) * one_of(b);
+    if (op == "where_0dim") return where(ones_of("bool"), ones_of(a), one_of(b));
+    if (op == "result_type_0dim") return ones({1}, result_type(ones_of(a), one_of(b)));
+    if (op == "sum") return ones_of(a).sum();
+    if (unary_functions().count(op)) return unary_functions().at(op)(ones_of(a));
+    if (b == "bool") return ones_of(a) * true;
+    if (b == "int") return ones_of(a) * 2;
+    return ones_of(a) * 2.5;
+  };
+  try {
+    return dtype_name(result().dtype());
+  } catch (const Error&) {
+    return "error";
+  }
 }
 
 TEST(Float64, ResultDtypesOfMixedOperandsMatchPyTorch) {
-  ASSERT_EQ(promotion()["ops"].size(), 4u * (4 * 4 + 3 + 1));
+  // Per dtype: 8 ops with each dtype, 3 scalars, sum, 14 functions of one tensor.
+  ASSERT_EQ(promotion()["ops"].size(), 4u * (4 * 8 + 3 + 1 + 14));
   for (const json& row : promotion()["ops"]) {
     const std::string a = row[0], op = row[1], b = row[2];
-    EXPECT_EQ(run_op(a, op, b).dtype(), parse_dtype(row[3])) << a << " " << op << " " << b;
+    EXPECT_EQ(run_op(a, op, b), row[3].get<std::string>()) << a << " " << op << " " << b;
   }
+}
+
+TEST(Float64, AZeroDimTensorPromotesOnlyAcrossCategories) {
+  const Tensor x = tensor({1.5f, 2.5f});
+  const Tensor y = x * full({}, 2.0, kFloat64);  // float32, as in PyTorch
+  EXPECT_EQ(y.dtype(), kFloat32);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{3.0f, 5.0f}));
+  EXPECT_EQ((tensor({1, 2}) * full({}, 0.5, kFloat64)).dtype(), kFloat64);  // int64 -> float64
+  EXPECT_EQ(result_type(tensor({1, 2}), 0.5), kFloat32);
+  EXPECT_EQ(result_type(ones({2}, kBool), 3), kInt64);
+  // The gradient goes back to the 0-dim operand in its own dtype.
+  const Tensor s = full({}, 3.0, kFloat64).requires_grad_();
+  (x * s).sum().backward();
+  EXPECT_EQ(s.grad().dtype(), kFloat64);
+  EXPECT_EQ(s.grad().item<double>(), 4.0);
+}
+
+TEST(Float64, FloatMathsOfIntegerAndBoolTensorsRunInFloat32) {
+  const Tensor e = exp(tensor({0, 1}));
+  EXPECT_EQ(e.dtype(), kFloat32);
+  EXPECT_EQ(e.to_vector<float>(), (std::vector<float>{1.0f, std::exp(1.0f)}));
+  EXPECT_EQ(sqrt(tensor({4, 9})).to_vector<float>(), (std::vector<float>{2, 3}));
+  EXPECT_EQ(sigmoid(tensor({1, 0}).to(kBool)).to_vector<float>(),
+            (std::vector<float>{1 / (1 + std::exp(-1.0f)), 0.5f}));
+  EXPECT_EQ(abs(tensor({-3, 2})).to_vector<int64_t>(), (std::vector<int64_t>{3, 2}));
+  const Tensor mask = tensor({1, 0}).to(kBool);
+  EXPECT_EQ(sign(mask).dtype(), kBool);
+  EXPECT_EQ(sign(mask).to_vector<bool>(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(testing::error_of([&] { -mask; }),
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  EXPECT_EQ(testing::error_of([&] { abs(mask); }),
+            "abs: Expected a float32, float64 or int64 tensor, but got bool");
+  EXPECT_EQ(testing::error_of([] {
+              gelu(tensor({1, 2}));
+            }),
+            "gelu: Expected a float32 or float64 tensor, but got int64 (convert it with "
+            ".to(kFloat32))");
 }
 
 TEST(Float64, DtypePropertiesAndPrinting) {

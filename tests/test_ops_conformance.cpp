@@ -386,9 +386,9 @@ CONFORMANCE_TEST(OpsConformance, TypePromotionFollowsPyTorch) {
 CONFORMANCE_TEST(OpsConformance, ErrorsNameTheOpAndWhatWasExpected) {
   EXPECT_EQ(
       testing::error_of([] {
-        exp(tensor({1, 2}));
+        silu(tensor({1, 2}));
       }),
-      "exp: Expected a float32 or float64 tensor, but got int64 (convert it with .to(kFloat32))");
+      "silu: Expected a float32 or float64 tensor, but got int64 (convert it with .to(kFloat32))");
   EXPECT_EQ(testing::error_of([] { tensor({1.0f}).mean(); }), "(no error)");
   EXPECT_EQ(testing::error_of([] {
               tensor({1, 2}).mean();

@@ -168,6 +168,25 @@ const std::map<std::string, Fn>& rows() {
        [](const Tensor& x) {
          return where(ints({1, 0, 1, 0}) == 1, 0.25, x.slice(0, 1, 3) * 3);
        }},
+      // index_put_ into a tensor made from x, with values made from x: both get gradients.
+      {"index_put_inplace",
+       [](const Tensor& x) {
+         Tensor y = x * 2;
+         y.index_put_({ints({0, 2}), ints({1, 3})}, x.index({1, Slice(None, 2)}) * 3);
+         return y;
+       }},
+      {"index_put_inplace_accumulate",
+       [](const Tensor& x) {
+         Tensor y = x.clone();
+         y.index_put_({ints({1, 1, 2})}, x.slice(0, 0, 1).expand({3, 4}) * x.slice(0, 2, 3), true);
+         return y;
+       }},
+      {"index_put_inplace_mask",
+       [](const Tensor& x) {
+         Tensor y = x * x;
+         y.index_put_({ints({1, 0, 1}) == 1}, x[1] * 2);
+         return y;
+       }},
   };
   return table;
 }
@@ -304,6 +323,17 @@ CONFORMANCE_TEST(OpsIndexing, IndexPutInPlaceWithTensorsScalarsAndAccumulate) {
   Tensor k = arange(5);
   k.index_put_({ints({4, 0})}, 9);
   EXPECT_EQ(k.to_vector<int64_t>(), (std::vector<int64_t>{9, 1, 2, 3, 9}));
+  // A parameter is written under NoGradGuard, as PyTorch asks.
+  Tensor w = zeros({3}).requires_grad_();
+  EXPECT_EQ(error_of([&] { w.index_put_({0}, 1.0); }),
+            "index_put_: Expected a tensor that does not require grad, but got a leaf that "
+            "requires grad; change parameters under NoGradGuard");
+  {
+    NoGradGuard no_grad;
+    w.index_put_({0}, 1.0);
+  }
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{1, 0, 0}));
+  EXPECT_TRUE(w.is_leaf());
 }
 
 CONFORMANCE_TEST(OpsIndexing, ScatterWithAScalarAndIntegerTensors) {

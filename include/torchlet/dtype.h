@@ -41,6 +41,21 @@ constexpr DType promote_types(DType a, DType b) noexcept {
   return rank(a) >= rank(b) ? a : b;
 }
 
+// PyTorch's categories of dtypes, lowest first: bool, integers, floating point.
+constexpr int dtype_category(DType dtype) noexcept {
+  return dtype == DType::Bool ? 0 : is_floating_point(dtype) ? 2 : 1;
+}
+
+// PyTorch's torch.result_type of two tensors, each given by its dtype and whether it is 0-dim.
+// A 0-dim tensor is a number held in a tensor: against a dimensioned tensor it counts only when
+// it is of a higher category (float32 tensor * float64 0-dim tensor is float32; int64 tensor *
+// float64 0-dim tensor is float64). Two operands of the same kind promote as promote_types.
+constexpr DType result_type(DType a, bool a_0dim, DType b, bool b_0dim) noexcept {
+  if (a_0dim == b_0dim) return promote_types(a, b);
+  const DType dimensioned = a_0dim ? b : a, number = a_0dim ? a : b;
+  return dtype_category(number) > dtype_category(dimensioned) ? promote_types(a, b) : dimensioned;
+}
+
 // "float32", "float64", "int64", "bool".
 const char* dtype_name(DType dtype) noexcept;
 std::ostream& operator<<(std::ostream& out, DType dtype);

@@ -106,11 +106,12 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // The tensors (all of one shape) joined along a new dimension dim.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
-// --- elementwise maths (float32, float64; abs, neg and sign also int64), differentiable --------
+// --- elementwise maths, differentiable -------------------------------------------------------
 // One function per `function` line of torchlet/unary_ops.def: neg, abs, sign (-1, 0 or 1; 0 for
 // NaN, as PyTorch; its gradient is 0), exp, log, log1p (log(1 + x), exact for small x), expm1
 // (exp(x) - 1, exact for small x), sqrt, rsqrt (1 / sqrt(x)), sigmoid, tanh, erf, sin, cos and
-// reciprocal, each `Tensor name(const Tensor& x)`.
+// reciprocal, each `Tensor name(const Tensor& x)`. Dtypes as PyTorch's: float32 and float64 stay;
+// neg, abs and sign keep int64 (sign also bool); the others compute int64 and bool in float32.
 #define TORCHLET_UNARY_function(name) Tensor name(const Tensor& x);
 #define TORCHLET_UNARY_own(name)
 #define TORCHLET_UNARY(op, name, api, ...) TORCHLET_UNARY_##api(name)
@@ -139,6 +140,15 @@ Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 Tensor elu(const Tensor& x, double alpha = 1.0);
 // log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch).
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+
+// --- type promotion ---------------------------------------------------------------------------
+// torch.result_type: the dtype an op of a and b computes in. Between tensors, promote_types of
+// the two, except that a 0-dim tensor does not promote a dimensioned one of its category
+// (dtype.h's result_type). With a number: the tensor's dtype, unless the number is of a higher
+// category (a floating-point number with an integer or bool tensor gives float32, an integer
+// with a bool tensor int64).
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, const Scalar& b);
 
 // --- comparisons and logic: bool results, not differentiable -----------------------------------
 Tensor eq(const Tensor& a, const Tensor& b);

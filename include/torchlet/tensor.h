@@ -161,7 +161,9 @@ class Tensor {
   // to it; differentiable in this tensor and in values.
   Tensor index_put(const std::vector<indexing::TensorIndex>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  // The same in place (as copy_, not recorded by autograd).
+  // The same in place, as the other in-place ops: differentiable in values, and in this tensor
+  // unless it is a leaf that requires grad (which throws, as in PyTorch). When autograd records
+  // it, this handle takes the result (views made before do not see the write).
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values,
                      bool accumulate = false);
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);

@@ -115,6 +115,13 @@ void bind_elementwise(py::module_& m, Cls& cls) {
         return where(c, a.cast<Tensor>(), b.cast<Tensor>());
       },
       py::arg("condition"), py::arg("input"), py::arg("other"));
+  m.def(
+      "result_type",
+      [](const Tensor& t, py::handle other) {
+        return is_scalar(other) ? result_type(t, to_scalar(other))
+                                : result_type(t, other.cast<Tensor>());
+      },
+      py::arg("tensor"), py::arg("other"));
 }
 
 void bind_operators(Cls& cls) {

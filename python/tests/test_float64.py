@@ -70,6 +70,30 @@ def test_promotion_matches_pytorch(torch, a, b):
         assert repr(got).split(".")[1] == str((_make(torch, a) + scalar).dtype).split(".")[1]
 
 
+@pytest.mark.parametrize("a", DTYPES)
+@pytest.mark.parametrize("b", DTYPES)
+def test_zero_dim_tensors_promote_as_pytorchs(torch, a, b):
+    """A 0-dim tensor promotes a dimensioned one only from a lower category (bool < int < float)."""
+    value = True if b == "bool" else 2
+    ours = _make(torchlet, a) * torchlet.tensor(value, dtype=getattr(torchlet, b))
+    theirs = _make(torch, a) * torch.tensor(value, dtype=getattr(torch, b))
+    assert repr(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    got = torchlet.result_type(_make(torchlet, a), torchlet.ones((), dtype=getattr(torchlet, b)))
+    want = torch.result_type(_make(torch, a), torch.ones((), dtype=getattr(torch, b)))
+    assert repr(got).split(".")[1] == str(want).split(".")[1]
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sigmoid", "tanh", "erf", "sin", "reciprocal"])
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_float_maths_of_integer_tensors_match_pytorch(torch, name, dtype):
+    values = [[1, 0, 3], [2, 5, 0]] if dtype == "int64" else [[True, False, True], [False, True, True]]
+    ours = getattr(torchlet, name)(torchlet.tensor(values, dtype=getattr(torchlet, dtype)))
+    theirs = getattr(torch, name)(torch.tensor(values, dtype=getattr(torch, dtype)))
+    assert ours.dtype == torchlet.float32 and theirs.dtype == torch.float32
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
 def test_float64_ops_and_gradients_match_pytorch(torch):
     rng = np.random.default_rng(7)
     xa, wa = rng.standard_normal((5, 7)), rng.standard_normal((7, 3))

@@ -56,6 +56,25 @@ def test_setitem_and_index_put_match_pytorch(torch):
     np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+def test_setitem_is_differentiable_as_pytorchs(torch):
+    """x[key] = v records the write: gradients reach v and what x was made from."""
+    grads = []
+    for lib in (torchlet, torch):
+        w = lib.tensor(X, requires_grad=True)
+        v = lib.tensor(X[0, :, 0] * 3, requires_grad=True)
+        y = w * 2
+        y[lib.tensor(MASK)] = -v.sum()
+        y[1, ::2] = v[:3].unsqueeze(1) * w[2, ::2]
+        y.index_put_((lib.tensor([3, 3]), lib.tensor([0, 1])), v[:3] ** 2, accumulate=True)
+        (y * y).sum().backward()
+        grads.append((y.detach().numpy(), w.grad.numpy(), v.grad.numpy()))
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+    leaf = torchlet.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf that requires grad"):
+        leaf[0] = 1.0
+
+
 def test_bad_indices_raise_pytorchs_exception_kinds():
     x = torchlet.zeros(2, 3)  # (out-of-range and too many indices: test_tensor.py)
     with pytest.raises(IndexError):

@@ -39,7 +39,7 @@ _OPS = list(_C._unary_ops) + (
     "tensor zeros ones empty full arange randn from_numpy from_dlpack is_tensor is_grad_enabled "
     "set_num_threads get_num_threads add sub mul div pow "
     "eq ne lt le gt ge maximum minimum logical_and logical_or clamp clip masked_fill nan_to_num "
-    "where sum mean amax amin logsumexp max min argmax argmin prod std var norm all any cumsum "
+    "where result_type sum mean amax amin logsumexp max min argmax argmin prod std var norm all any cumsum "
     "matmul mm bmm outer addmm baddbmm softmax log_softmax index_select cat stack gather scatter "
     "scatter_add index_add einsum randint randperm"
 ).split()

@@ -140,7 +140,7 @@ Tensor binary(BinaryOp requested, const Tensor& a_in, const Tensor& b_in) {
   check_defined(name, {"self", a_in});
   check_defined(name, {"other", b_in});
   check_same_device(name, {{"self", a_in}, {"other", b_in}});
-  const auto [dtype, op] = compute_dtype(requested, promote_types(a_in.dtype(), b_in.dtype()));
+  const auto [dtype, op] = compute_dtype(requested, result_type(a_in, b_in));
   const Tensor a = a_in.to(dtype), b = b_in.to(dtype);
   const Shape shape = broadcast_shape(name, a.shape(), b.shape());
   const Tensor ea = a.shape() == shape ? a : expand(a, shape);
@@ -182,19 +182,10 @@ struct ScalarBackward final : autograd::Node {
   Tensor a, out;
 };
 
-// The dtype of tensor op scalar (PyTorch): the tensor's, unless the scalar is of a higher kind
-// (a floating-point number with an integer or bool tensor gives float32, an integer with a
-// bool tensor int64).
-DType scalar_result_type(DType t, const Scalar& s) {
-  if (s.is_floating_point() && !is_floating_point(t)) return kFloat32;
-  if (s.is_integral() && t == kBool) return kInt64;
-  return t;
-}
-
 Tensor binary_scalar(BinaryOp requested, const Tensor& a_in, const Scalar& s, bool scalar_first) {
   const char* name = op_name(requested);
   ops::check_defined(name, {"self", a_in});
-  const auto [dtype, op] = compute_dtype(requested, scalar_result_type(a_in.dtype(), s));
+  const auto [dtype, op] = compute_dtype(requested, result_type(a_in, s));
   const Tensor a = a_in.to(dtype).contiguous();
   Tensor out = make_tensor(a.shape(), backend::is_predicate(op) ? kBool : dtype, a.device());
   const double value = dtype == kInt64 ? static_cast<double>(s.to_int64()) : s.to_double();
@@ -215,6 +206,17 @@ Tensor binary_scalar(BinaryOp requested, const Tensor& a_in, const Scalar& s, bo
 }  // namespace
 
 using ops::binary;
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  return result_type(a.dtype(), a.dim() == 0, b.dtype(), b.dim() == 0);
+}
+
+DType result_type(const Tensor& a, const Scalar& s) {
+  const DType t = a.dtype();
+  if (s.is_floating_point() && !is_floating_point(t)) return kFloat32;
+  if (s.is_integral() && t == kBool) return kInt64;
+  return t;
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }

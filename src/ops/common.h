@@ -19,6 +19,12 @@ Shape broadcast_shape(const char* op, const Shape& a, const Shape& b);
 // a op b with broadcasting and type promotion (ops/binary.cpp), for ops that pick the op code.
 Tensor binary(backend::BinaryOp op, const Tensor& a, const Tensor& b);
 
+// Ends an in-place op (ops/inplace.cpp): writes its out-of-place result into self's memory, or,
+// when autograd records the op, gives this handle the differentiable result (a new tensor).
+// Throws naming op when the result's shape differs, its dtype is of a higher category, or self
+// is a leaf that requires grad.
+Tensor& assign_in_place(Tensor& self, const char* op, const Tensor& result);
+
 // The contiguous [outer, r, inner] sizes around dimension d of shape.
 struct Split3 {
   int64_t outer, r, inner;

@@ -239,7 +239,7 @@ Tensor Tensor::index_put(const std::vector<TensorIndex>& indices, const Tensor& 
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& values,
                            bool accumulate) {
-  return copy_(detach().index_put(indices, values.detach(), accumulate));
+  return ops::assign_in_place(*this, "index_put_", index_put(indices, values, accumulate));
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) {

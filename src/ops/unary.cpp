@@ -62,6 +62,37 @@ constexpr std::string_view grad_reads(UnaryOp op) {
   return "none";
 }
 
+// Whether the op is an activation (an `own` line: gelu, silu), which takes floating point only.
+constexpr bool is_activation(UnaryOp op) {
+  switch (op) {
+#define TORCHLET_UNARY(op, name, api, ...) \
+  case UnaryOp::op:                        \
+    return std::string_view(#api) == "own";
+#include "torchlet/unary_ops.def"
+#undef TORCHLET_UNARY
+  }
+  return false;
+}
+
+// The dtype an op computes in for an input of dtype `in`, as PyTorch's: floating point stays;
+// neg, abs and sign keep int64; the other maths of an int64 or bool tensor run in float32 (exp of
+// an int64 tensor is float32); the activations and neg and abs of bool tensors are refused.
+DType compute_dtype(UnaryOp op, DType in) {
+  const char* name = op_name(op);
+  if (is_floating_point(in)) return in;
+  TORCHLET_CHECK(!(op == UnaryOp::Neg && in == kBool),
+                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                 "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  if (backend::unary_takes_int64(op)) {
+    TORCHLET_CHECK(in == kInt64, name, ": Expected a float32, float64 or int64 tensor, but got ",
+                   in);
+    return kInt64;
+  }
+  TORCHLET_CHECK(!is_activation(op), name, ": Expected a float32 or float64 tensor, but got ", in,
+                 " (convert it with .to(kFloat32))");
+  return kFloat32;
+}
+
 // PyTorch's grad_fn names, in UnaryOp's order.
 constexpr const char* kBackwardNames[backend::kUnaryOps] = {
 #define TORCHLET_UNARY(op, name, api, backward, ...) #backward,
@@ -79,12 +110,9 @@ struct UnaryBackward final : autograd::Node {
 Tensor unary(UnaryOp op, const Tensor& input) {
   const char* name = op_name(op);
   ops::check_defined(name, {"input", input});
-  TORCHLET_CHECK(is_floating_point(input.dtype()) ||
-                     (input.dtype() == kInt64 && backend::unary_takes_int64(op)),
-                 name, ": Expected a float32 or float64 tensor",
-                 backend::unary_takes_int64(op) ? " or int64" : "", ", but got ", input.dtype(),
-                 is_floating_point(input.dtype()) ? "" : " (convert it with .to(kFloat32))");
-  const Tensor x = input.contiguous();
+  // The sign of a bool is itself (PyTorch keeps the dtype).
+  if (op == UnaryOp::Sign && input.dtype() == kBool) return input.clone();
+  const Tensor x = input.to(compute_dtype(op, input.dtype())).contiguous();
   Tensor y = make_tensor(x.shape(), x.dtype(), x.device());
   backend_of(y).unary(op, x.dtype(), x.impl()->data(), y.impl()->data(), x.numel());
   if (autograd::needs_grad({&input})) {

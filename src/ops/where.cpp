@@ -24,13 +24,11 @@ struct WhereBackward final : autograd::Node {
   Shape a_shape, b_shape;
 };
 
-// A 0-dim tensor holding s, of the dtype PyTorch gives it beside a tensor of dtype `other`.
-Tensor scalar_tensor(const Scalar& s, DType other, const Device& device) {
-  const DType dtype = s.is_floating_point() && !is_floating_point(other) ? kFloat32
-                      : s.is_integral() && other == kBool                ? kInt64
-                                                                         : other;
+// A 0-dim tensor holding s, of the dtype PyTorch gives it beside the tensor `other`.
+Tensor scalar_tensor(const Scalar& s, const Tensor& other) {
+  const DType dtype = result_type(other, s);
   const double value = dtype == kInt64 ? static_cast<double>(s.to_int64()) : s.to_double();
-  return full({}, value, TensorOptions(dtype).with_device(device));
+  return full({}, value, TensorOptions(dtype).with_device(other.device()));
 }
 
 }  // namespace
@@ -42,7 +40,7 @@ Tensor where(const Tensor& condition, const Tensor& a_in, const Tensor& b_in) {
   ops::check_defined(op, {"other", b_in});
   ops::check_same_device(op, {{"condition", condition}, {"self", a_in}, {"other", b_in}});
   ops::check_dtype(op, {"condition", condition}, kBool);
-  const DType dtype = promote_types(a_in.dtype(), b_in.dtype());
+  const DType dtype = result_type(a_in, b_in);
   const Tensor a = a_in.to(dtype), b = b_in.to(dtype);
   const Shape shape =
       ops::broadcast_shape(op, ops::broadcast_shape(op, condition.shape(), a.shape()), b.shape());
@@ -65,12 +63,12 @@ Tensor where(const Tensor& condition, const Tensor& a_in, const Tensor& b_in) {
 
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b) {
   ops::check_defined("where", {"self", a});
-  return where(condition, a, scalar_tensor(b, a.dtype(), a.device()));
+  return where(condition, a, scalar_tensor(b, a));
 }
 
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b) {
   ops::check_defined("where", {"other", b});
-  return where(condition, scalar_tensor(a, b.dtype(), b.device()), b);
+  return where(condition, scalar_tensor(a, b), b);
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
