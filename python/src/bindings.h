@@ -58,6 +58,7 @@ void install_slots(py::class_<Tensor>& cls);
 void bind_tensor(py::module_& m);
 void bind_indexing(py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);
+void bind_functional(py::module_& m);
 void bind_training(py::module_& m);
 void bind_layers(py::module_& m);
 void bind_autograd(py::module_& m, py::class_<Tensor>& cls);

@@ -78,8 +78,8 @@ constexpr bool is_activation(UnaryOp op) {
 // neg, abs and sign keep int64; the other maths of an int64 or bool tensor run in float32 (exp of
 // an int64 tensor is float32); the activations and neg and abs of bool tensors are refused.
 DType compute_dtype(UnaryOp op, DType in) {
-  const char* name = op_name(op);
   if (is_floating_point(in)) return in;
+  const char* name = op_name(op);
   TORCHLET_CHECK(!(op == UnaryOp::Neg && in == kBool),
                  "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                  "to invert a mask, use the `~` or `logical_not()` operator instead.");
