@@ -175,6 +175,10 @@ CpuReport cpu_report() {
     for (const auto& [cpu, pkg] : f.package_of) packages.insert(pkg);
     r.sockets = static_cast<int>(packages.size());
   }
+  // The kernel's topology in /sys, where it is there, decides the counts: libcpuinfo reads
+  // CPUID, which a hypervisor may fill differently (a 2-core VM reported as 1 core, 2 threads).
+  if (const int sys_cores = f.physical_cores(); sys_cores > 0) r.physical_cores = sys_cores;
+  if (f.online_cpus > 0) r.logical_threads = f.online_cpus;
   if (r.model_name.empty()) r.model_name = r.normalized_name;
   r.isa = isa_flags(f.flags, x86);
   if (const auto gen = x86_generation(f.vendor_id, f.family, f.model, f.stepping)) {
