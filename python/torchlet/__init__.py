@@ -278,4 +278,15 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'torchlet' has no attribute '{name}'")
+    from torchlet._drop_in import module_getattr
+
+    raise module_getattr(__name__, name)
+
+
+def install_as_torch():
+    """Makes `import torch` (and torch.nn, torch.optim, ...) resolve to torchlet in this
+    process, as `python3 -m torchlet prog.py` does for a whole program: for a notebook or an
+    interactive session. Nothing is installed on disk. Returns the torchlet module."""
+    from torchlet._drop_in import install
+
+    return install()
