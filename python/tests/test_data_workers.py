@@ -90,6 +90,13 @@ def test_persistent_workers_live_across_epochs_and_go_with_the_loader():
     assert not any(w.is_alive() for w in workers)
 
 
+def test_prefetch_factor_bounds_the_tasks_in_flight():
+    it = iter(data.DataLoader(range(100), batch_size=2, num_workers=2, prefetch_factor=3))
+    assert (it._send_idx, it._tasks_outstanding) == (6, 6)
+    assert [next(it).tolist() for _ in range(2)] == [[0, 1], [2, 3]]
+    assert it._send_idx == 8 and it._tasks_outstanding <= 6
+
+
 class Stream(data.IterableDataset):
     def __init__(self, start, end, shard):
         self.start, self.end, self.shard = start, end, shard
