@@ -3,6 +3,9 @@ messages), the batches of map-style and iterable datasets with every way of batc
 shuffled order and the default generator's stream after it for the same seed, and the
 TensorDataset fast path giving what the per-sample path gives."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -66,8 +69,6 @@ def test_timeout_without_workers_fails_at_iteration_as_pytorch(torch):
 
 
 def test_more_workers_than_cpus_warns_as_pytorch(torch):
-    import os
-
     n = len(os.sched_getaffinity(0)) + 1
     with warnings.catch_warnings(record=True) as ours:
         warnings.simplefilter("always")
@@ -179,3 +180,20 @@ def test_pin_memory_is_accepted_and_gives_the_same_batches():
 def test_missing_names_of_torch_utils_data_say_so():
     with pytest.raises(AttributeError, match="torchlet does not have torch.utils.data.IterDataPipe yet"):
         data.IterDataPipe
+
+
+def test_programs_import_the_modules_as_laid_out_in_pytorch(tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text("from torch.utils.data.dataloader import DataLoader, default_collate\n"
+                       "from torch.utils.data.sampler import RandomSampler, BatchSampler\n"
+                       "from torch.utils.data.dataset import Dataset, random_split\n"
+                       "from torch.utils.data.distributed import DistributedSampler\n"
+                       "from torch.utils.data._utils.collate import default_convert\n"
+                       "from torch.utils.tensorboard import SummaryWriter\n"
+                       "import torch.utils.data as data\n"
+                       "assert data.DataLoader is DataLoader and data.RandomSampler is RandomSampler\n"
+                       "print(len(DataLoader(range(10), batch_size=4)))\n"
+                       "import torch.utils.data.datapipes\n")
+    done = subprocess.run([sys.executable, "-m", "torchlet", "prog.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout == "3\n"
+    assert done.stderr == "torchlet: prog.py:10: torchlet does not have torch.utils.data.datapipes yet\n"

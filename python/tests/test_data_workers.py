@@ -261,3 +261,15 @@ def test_a_dead_worker_is_reported_at_once_and_leaves_no_process(signal, exit, m
     program = textwrap.dedent(KILL).format(signal=signal, exit=exit)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines() == [message, "True"], done.stderr
+
+
+def test_an_iterator_alive_at_exit_ends_quietly_with_its_workers():
+    program = ("from torchlet.utils.data import DataLoader\n"
+               "it = iter(DataLoader(range(10), num_workers=2))\n"
+               "next(it)\n"
+               "print(*(w.pid for w in it._workers))\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    for pid in map(int, done.stdout.split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

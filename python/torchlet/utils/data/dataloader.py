@@ -3,6 +3,7 @@ and a collate function, in the main process or in worker processes started with 
 PyTorch 1.13's arguments, checks and messages. pin_memory is accepted and does nothing:
 torchlet has no page-locked host memory."""
 
+import fcntl
 import itertools
 import multiprocessing
 import os
@@ -274,6 +275,16 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 _running = {}
 
 
+def _widen_pipe(result_queue):
+    """1 MiB for the result queue's pipe instead of 64 KiB (1 MiB: Linux's limit for a process
+    without privileges): a batch up to that size is then written by a worker in one go and read
+    by the main process in one, instead of in 64 KiB turns that each wait for the other process."""
+    try:
+        fcntl.fcntl(result_queue._reader.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (AttributeError, OSError):
+        pass  # not Linux, or a lower limit: the pipe keeps its size
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
@@ -281,6 +292,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._owner_pid = os.getpid()
         self._worker_init_fn = loader.worker_init_fn
         self._worker_result_queue = context.Queue()
+        _widen_pipe(self._worker_result_queue)
         self._data_queue = self._worker_result_queue
         self._worker_pids_set = False
         self._shutdown = False
@@ -413,9 +425,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
-        # At interpreter exit multiprocessing ends the daemonic workers itself; in a forked
-        # child that inherited this object, the workers are not its own.
-        if _utils.python_exit_status is not False or os.getpid() != self._owner_pid or self._shutdown:
+        # At interpreter exit multiprocessing ends the daemonic workers itself (and module
+        # globals may already be None); in a forked child that inherited this object, the
+        # workers are not its own.
+        if _utils is None or _utils.python_exit_status or os.getpid() != self._owner_pid or self._shutdown:
             return
         self._shutdown = True
         try:

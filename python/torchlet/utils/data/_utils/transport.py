@@ -4,7 +4,6 @@ be pickled fails in the worker with its own traceback instead of being lost in a
 feeder thread. Tensors travel as numpy arrays (dtype, shape and data; the device and
 requires_grad alongside) and are rebuilt as tensors by the receiver."""
 
-import copyreg
 import io
 import pickle
 
@@ -28,8 +27,11 @@ def _reduce_tensor(tensor):
 
 
 class _Pickler(pickle.Pickler):
-    dispatch_table = copyreg.dispatch_table.copy()
-    dispatch_table[torchlet.Tensor] = _reduce_tensor
+    def reducer_override(self, obj):
+        # Tensors and their subclasses (a Parameter travels as a plain tensor).
+        if isinstance(obj, torchlet.Tensor):
+            return _reduce_tensor(obj)
+        return NotImplemented
 
 
 def dumps(obj):
