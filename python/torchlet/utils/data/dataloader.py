@@ -305,7 +305,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             w = context.Process(target=_worker_loop, daemon=True, args=(
                 self._dataset_kind, self._dataset, index_queue, self._worker_result_queue, self._workers_done_event,
                 self._auto_collation, self._collate_fn, self._drop_last, self._base_seed, self._worker_init_fn, i,
-                self._num_workers, self._persistent_workers))
+                self._num_workers))
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)

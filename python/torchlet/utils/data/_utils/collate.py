@@ -5,8 +5,9 @@ default_convert (numpy arrays to tensors, nothing stacked), and collate with the
 default_collate_fn_map that programs extend, as PyTorch 1.13's."""
 
 import collections.abc
-import contextlib
 import re
+
+import numpy
 
 import torchlet
 
@@ -23,8 +24,6 @@ default_collate_err_msg_format = (
 
 def _as_tensor(value):
     """torch.as_tensor of a numpy array or scalar (a copy: torchlet has fewer dtypes to share)."""
-    import numpy
-
     return torchlet.tensor(numpy.asarray(value))
 
 
@@ -95,8 +94,6 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    import numpy
-
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
@@ -120,15 +117,16 @@ def collate_str_fn(batch, *, collate_fn_map=None):
     return batch
 
 
-default_collate_fn_map = {torchlet.Tensor: collate_tensor_fn}
-with contextlib.suppress(ImportError):
-    import numpy as np
-
-    default_collate_fn_map[np.ndarray] = collate_numpy_array_fn
-    default_collate_fn_map[(np.bool_, np.number, np.object_)] = collate_numpy_scalar_fn
-default_collate_fn_map[float] = collate_float_fn
-default_collate_fn_map[int] = collate_int_fn
-default_collate_fn_map[string_classes] = collate_str_fn
+# In this order: a type is matched exactly first, then by isinstance in the map's order (a
+# bool is an int, a numpy float64 a float).
+default_collate_fn_map = {
+    torchlet.Tensor: collate_tensor_fn,
+    numpy.ndarray: collate_numpy_array_fn,
+    (numpy.bool_, numpy.number, numpy.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    string_classes: collate_str_fn,
+}
 
 
 def default_collate(batch):

@@ -109,13 +109,11 @@ class _ManagerWatchdog:
 
 
 def _seed_worker(base_seed, worker_id):
+    import numpy
+
     seed = base_seed + worker_id
     random.seed(seed)
     torchlet.manual_seed(seed)
-    try:
-        import numpy
-    except ImportError:
-        return seed
     # numpy's SeedSequence of (id, low and high words of the base seed, 0): PyTorch's numpy seed.
     numpy.random.seed(numpy.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0])
                       .generate_state(4))
@@ -123,7 +121,7 @@ def _seed_worker(base_seed, worker_id):
 
 
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
-                 base_seed, init_fn, worker_id, num_workers, persistent_workers):
+                 base_seed, init_fn, worker_id, num_workers):
     from torchlet.utils.data.dataloader import _DatasetKind
 
     global _worker_info
