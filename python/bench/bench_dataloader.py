@@ -3,9 +3,10 @@ against PyTorch with the same settings: shuffled batches of 64 from a per-sample
 read makes a normalised 1x28x28 tensor, as torchvision's FashionMNIST with ToTensor and
 Normalize does) or from a TensorDataset, with num_workers 0 and 2. Each step times the wait for
 its batch (next() on the loader's iterator) and the step (forward, cross-entropy, backward,
-SGD step, loss.item()). After --warm steps it reports the median step, the median and the
-largest wait, and how many steps waited longer than a tenth of the median step: none means the
-loader keeps the step fed. Each configuration runs in a fresh interpreter.
+SGD step, loss.item()). After --warm steps it reports the median step, the median wait and the
+main thread's CPU time in it (the loader's own work: the rest of a wait is for the workers or a
+core), the largest wait, and how many steps waited longer than a tenth of the median step: none
+means the loader keeps the step fed. Each configuration runs in a fresh interpreter.
 
 Usage: scripts/python python/bench/bench_dataloader.py [--steps N] [--warm W] [--threads T]"""
 
@@ -55,7 +56,8 @@ def model_of(lib):
 
 
 def child(lib_name, kind, workers, steps, warm, threads):
-    """One configuration: per-step (wait, step) seconds as JSON on stdout."""
+    """One configuration: per-step (wait, step, the main thread's CPU time in the wait) seconds
+    as JSON on stdout."""
     lib = __import__(lib_name)
     lib.set_num_threads(threads)
     lib.manual_seed(0)
@@ -68,24 +70,24 @@ def child(lib_name, kind, workers, steps, warm, threads):
     batches = iter(loader)
     times = []
     for _ in range(steps + warm):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         x, y = next(batches)
-        fed = time.perf_counter()
+        fed, cpu = time.perf_counter(), time.thread_time() - cpu
         loss = loss_fn(model(x), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         last = loss.item()
-        times.append((fed - start, time.perf_counter() - fed))
+        times.append((fed - start, time.perf_counter() - fed, cpu))
     print(json.dumps({"times": times[warm:], "last_loss": last}))
 
 
 def summary(times):
-    waits, steps = [w for w, _ in times], [s for _, s in times]
+    waits, steps = [t[0] for t in times], [t[1] for t in times]
     step = statistics.median(steps)
     return {"step_ms": 1e3 * step, "wait_ms": 1e3 * statistics.median(waits), "max_wait_ms": 1e3 * max(waits),
-            "waited": sum(w > step / 10 for w in waits), "images_s": BATCH / statistics.median(
-                [w + s for w, s in times])}
+            "cpu_ms": 1e3 * statistics.median(t[2] for t in times), "waited": sum(w > step / 10 for w in waits),
+            "images_s": BATCH / statistics.median([t[0] + t[1] for t in times])}
 
 
 def main():
@@ -101,9 +103,9 @@ def main():
 
     print(f"{args.steps} steps after {args.warm} warm-up steps, batches of {BATCH}, {args.threads} compute thread(s), "
           f"load average {os.getloadavg()[0]:.1f}")
-    print("| dataset | workers | library | step (median) | wait (median) | wait (max) | steps waiting > step/10 "
-          "| images/s | last loss |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| dataset | workers | library | step (median) | wait (median) | its CPU (median) | wait (max) "
+          "| steps waiting > step/10 | images/s | last loss |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for kind in ("per-sample", "tensors"):
         for workers in (0, 2):
             for lib in ("torchlet", "torch"):
@@ -113,7 +115,8 @@ def main():
                 result = json.loads(out)
                 s = summary(result["times"])
                 print(f"| {kind} | {workers} | {'PyTorch' if lib == 'torch' else lib} | {s['step_ms']:.2f} ms | "
-                      f"{s['wait_ms']:.3f} ms | {s['max_wait_ms']:.2f} ms | {s['waited']} of {args.steps} | "
+                      f"{s['wait_ms']:.3f} ms | {s['cpu_ms']:.3f} ms | {s['max_wait_ms']:.2f} ms | "
+                      f"{s['waited']} of {args.steps} | "
                       f"{s['images_s']:.0f} | {result['last_loss']:.4f} |", flush=True)
 
 
